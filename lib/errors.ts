@@ -1,0 +1,70 @@
+// Error classes with stable codes, and the exact HTTP error bodies of the API contract.
+
+/** Codes carried by thrown errors and log lines; documented in the README's error table. */
+export const errorCodes = {
+  ERR_UV_OPTIONS: 'An option has an impossible value; the message says which and how to fix it.',
+  ERR_UV_STORE: 'The key or quota store failed; the request was answered 503 and nothing was consumed.',
+  ERR_UV_VERIFIER: 'A verifier (name model or email check) failed; the request was answered 503 and its units given back.',
+  ERR_UV_MODEL_LOAD: 'The name model could not be loaded; requests with names get 503 until it loads.',
+  ERR_UV_REFUND: 'Giving units back after a failed request failed; the usage may be too high by that request.',
+  WRN_UV_UNKNOWN_OPTION: 'An option key is not known; it is ignored (check its spelling).',
+  WRN_UV_UNKNOWN_PLAN: 'A key names a plan that the plans option does not define; it is treated as a limit of 0.',
+  WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.',
+} as const
+
+/** Every error and warning code of the package. */
+export type ErrorCode = keyof typeof errorCodes
+
+/** Base class of the package's errors: `code` is stable, the message may change. */
+export class UserVerificationError extends Error {
+  readonly code: ErrorCode
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(`user-verification: ${message}`, options)
+    this.name = 'UserVerificationError'
+    this.code = code
+  }
+}
+
+/** A key or quota store call failed (unreachable, timed out, corrupt). */
+export class StoreError extends UserVerificationError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_UV_STORE', message, options)
+    this.name = 'StoreError'
+  }
+}
+
+/** A verifier threw or could not be loaded. */
+export class VerifierError extends UserVerificationError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_UV_VERIFIER', message, options)
+    this.name = 'VerifierError'
+  }
+}
+
+/** Wraps anything thrown into an Error, so callers can rely on `.message`. */
+export function toError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown))
+}
+
+/** One entry of a FastAPI/pydantic-v2 style 422 `detail` array. */
+export interface ValidationIssue {
+  type: 'missing' | 'json_invalid' | 'model_attributes_type' | 'string_type'
+  loc: Array<string | number>
+  msg: string
+  input: unknown
+  ctx?: Record<string, unknown>
+}
+
+/** The `detail` strings of the API's non-422 errors, defined once. */
+export const details = {
+  invalidToken: 'Invalid API token',
+  invalidTool: 'Invalid Tool name',
+  noData: 'No valid data provided for verification',
+  upgrade: 'You have to upgrade your plan',
+  unavailable: 'Tool service unavailable',
+  notFound: 'Not Found',
+  methodNotAllowed: 'Method Not Allowed',
+  tooLarge: 'Request body too large',
+  badEncoding: 'Unsupported request body encoding',
+  tooManyRequests: 'Too Many Requests',
+} as const

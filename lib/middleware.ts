@@ -1,0 +1,246 @@
+// The Express middleware: the verification API with key auth and monthly quota, per DESIGN §2.
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
+import { hashKey } from './api-keys.js'
+import { StoreError, details, toError, type ErrorCode } from './errors.js'
+import { resolveOptions, type Configuration, type Options } from './options.js'
+import { periodOf } from './plans.js'
+import { validateRequest } from './request-validation.js'
+import { assertKeyStore, assertQuotaStore, openStores } from './stores/open-stores.js'
+import type { KeyRecord, Stores } from './types.js'
+import { createVerifier, presentFields } from './verify.js'
+
+/** The only `model` the API accepts. */
+export const modelName = 'user_verification'
+
+/** How long a period's usage is kept after the period ends, so `usage` can still show it. */
+const usageRetention = 62 * 24 * 3600 * 1000
+
+/** Counters the standalone server exposes on `/metrics`. */
+export interface MiddlewareMetrics {
+  /** Responses sent, by HTTP status. */
+  responses: Record<number, number>
+  /** Requests in progress now. */
+  inFlight: number
+  /** Units granted since start. */
+  unitsConsumed: number
+  /** Units given back after a failed verification. */
+  unitsRefunded: number
+}
+
+/** What {@link userVerification} returns: an Express router plus lifecycle hooks. */
+export interface UserVerificationMiddleware extends RequestHandler {
+  /** Settles when the stores are open; rejects if they cannot be opened (requests get 503 meanwhile). */
+  readonly ready: Promise<void>
+  /** `true` when the name model loaded (requests with names get 503 otherwise). */
+  readonly modelLoaded: boolean
+  /** The open stores (after `ready`). */
+  stores(): Stores | undefined
+  metrics(): MiddlewareMetrics
+  /** Stops timers and closes the stores the middleware opened itself. */
+  close(): Promise<void>
+}
+
+/** Sends `{ detail }` with `status`; the API's single way of answering an error. */
+function sendDetail(res: Response, status: number, detail: unknown): void {
+  res.status(status).json({ detail })
+}
+
+/**
+ * Creates the verification API. Mount it where the API lives:
+ * `app.use('/api/v1', userVerification({ store: 'sqlite://./uv.sqlite' }))`.
+ */
+export function userVerification(options?: Readonly<Partial<Options>>): UserVerificationMiddleware {
+  const config = resolveOptions(options)
+  const { logger, plans, now, retryAfter } = config
+  const verifier = createVerifier({ ...emailOptionsOf(config), emailVerifier: config.emailVerifier, nameVerifier: config.nameVerifier })
+  if (verifier.nameModelError) logger.error(`user-verification: ERR_UV_MODEL_LOAD ${verifier.nameModelError.message}`)
+
+  const metrics: MiddlewareMetrics = { responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
+  const stores = storeOpener(config)
+  const loopDelay = config.maxEventLoopDelay > 0 ? eventLoopWatch() : undefined
+
+  function logFailure(code: ErrorCode, message: string, error: unknown): void {
+    logger.error(`user-verification: ${code} ${message}: ${toError(error).message}`, { code })
+  }
+
+  function unavailable(res: Response): void {
+    res.set('Retry-After', String(retryAfter))
+    sendDetail(res, 503, details.unavailable)
+  }
+
+  function overloaded(): boolean {
+    if (config.maxInFlight > 0 && metrics.inFlight > config.maxInFlight) return true
+    return loopDelay !== undefined && loopDelay.current() > config.maxEventLoopDelay
+  }
+
+  async function verificationHandler(req: Request, res: Response): Promise<void> {
+    metrics.inFlight++
+    res.once('close', () => {
+      metrics.inFlight--
+      metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
+    })
+    // A host app's body parser may have consumed the stream already; honour our limit anyway.
+    if (Number(req.headers['content-length']) > config.bodyLimit) return sendDetail(res, 413, details.tooLarge)
+
+    const checked = validateRequest(req.get('x-api-token'), req.body)
+    if (!checked.ok) return sendDetail(res, 422, checked.issues)
+    if (overloaded()) return unavailable(res)
+
+    let open: Stores
+    let key: KeyRecord | undefined
+    try {
+      open = await stores.get()
+      key = checked.token === '' ? undefined : await open.keys.getByHash(hashKey(checked.token))
+    } catch (error) {
+      logFailure('ERR_UV_STORE', 'key lookup failed', error)
+      return unavailable(res)
+    }
+    if (key === undefined || key.revokedAt !== null) return sendDetail(res, 401, details.invalidToken)
+
+    const { body } = checked
+    if (body.model !== modelName) return sendDetail(res, 400, details.invalidTool)
+    const fields = presentFields(body)
+    if (fields.count === 0) return sendDetail(res, 400, details.noData)
+
+    const limit = plans[key.plan]
+    if (limit === undefined) logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
+    const period = periodOf(now())
+    let used: number
+    try {
+      const consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention)
+      if (!consumed.granted) return sendDetail(res, 402, details.upgrade)
+      used = consumed.used
+      metrics.unitsConsumed += fields.count
+    } catch (error) {
+      logFailure('ERR_UV_STORE', 'quota update failed', error)
+      return unavailable(res)
+    }
+
+    let result
+    try {
+      result = await verifier.verifyFields(fields)
+    } catch (error) {
+      logFailure('ERR_UV_VERIFIER', 'verification failed', error)
+      try {
+        await open.quota.refund(key.id, period.id, fields.count)
+        metrics.unitsRefunded += fields.count
+      } catch (refundError) {
+        logFailure('ERR_UV_REFUND', `could not give back ${fields.count} units of key ${key.id}`, refundError)
+      }
+      return unavailable(res)
+    }
+
+    res.set({
+      'X-Quota-Limit': String(limit),
+      'X-Quota-Remaining': String(Math.max(0, (limit ?? 0) - used)),
+      'X-Quota-Reset': new Date(period.end).toISOString(),
+    })
+    res.status(200).json({
+      status: 'success',
+      received_data: { model: body.model, email: body.email ?? null, firstname: body.firstname ?? null, lastname: body.lastname ?? null },
+      ...result,
+    })
+  }
+
+  const router = express.Router()
+  const readBody = express.text({ type: () => true, limit: config.bodyLimit, defaultCharset: 'utf-8' })
+  router.post('/', readBody, verificationHandler)
+  router.all('/', function methodNotAllowed(_req, res) {
+    res.set('Allow', 'POST')
+    sendDetail(res, 405, details.methodNotAllowed)
+  })
+  router.use(function notFound(_req, res) {
+    sendDetail(res, 404, details.notFound)
+  })
+  router.use(function verificationErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
+    if (res.headersSent) return next(error)
+    const type = (error as { type?: unknown } | null)?.type
+    if (type === 'entity.too.large') return sendDetail(res, 413, details.tooLarge)
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') return sendDetail(res, 400, details.badEncoding)
+    if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') return sendDetail(res, 400, 'Invalid request body')
+    logFailure('ERR_UV_VERIFIER', 'unexpected error', error)
+    unavailable(res)
+  })
+
+  return Object.assign(router as unknown as RequestHandler, {
+    ready: stores.first,
+    modelLoaded: verifier.nameModelError === undefined,
+    stores: stores.current,
+    metrics: () => ({ ...metrics, responses: { ...metrics.responses } }),
+    async close() {
+      loopDelay?.stop()
+      verifier.close()
+      await stores.close()
+    },
+  })
+}
+
+function emailOptionsOf(config: Configuration) {
+  const { dnsServers, resolver, dnsTimeout, dnsTries, dnsCache, disposable, learnMx, now } = config
+  return { dnsServers, resolver, dnsTimeout, dnsTries, dnsCache, disposable, learnMx, now }
+}
+
+/** Opens the configured stores once; after a failure, the next request tries again (at most once a second). */
+function storeOpener(config: Configuration) {
+  const owned = typeof config.store === 'string'
+  let open: Stores | undefined
+  let pending: Promise<Stores>
+  let failedAt = 0
+
+  function attempt(): Promise<Stores> {
+    pending = (async () => {
+      const stores = typeof config.store === 'string' ? await openStores(config.store, { logger: config.logger }) : config.store
+      assertKeyStore(stores.keys)
+      assertQuotaStore(stores.quota)
+      await stores.keys.init?.()
+      await stores.quota.init?.()
+      open = stores
+      return stores
+    })()
+    pending.catch((error: unknown) => {
+      failedAt = Date.now()
+      config.logger.error(`user-verification: ERR_UV_STORE the store could not be opened: ${toError(error).message}`, { code: 'ERR_UV_STORE' })
+    })
+    return pending
+  }
+  const first = attempt().then(() => undefined)
+  first.catch(() => {})
+
+  return {
+    first,
+    current: () => open,
+    get(): Promise<Stores> {
+      if (open) return Promise.resolve(open)
+      if (failedAt > 0 && Date.now() - failedAt > 1000) {
+        failedAt = 0
+        attempt()
+      }
+      return pending.catch((error: unknown) => {
+        throw new StoreError('the store is not open', { cause: error })
+      })
+    },
+    async close() {
+      if (owned) await open?.close()
+    },
+  }
+}
+
+/** Tracks the event loop's recent delay (p99 over the last half second), in ms. */
+function eventLoopWatch() {
+  const histogram = monitorEventLoopDelay({ resolution: 10 })
+  histogram.enable()
+  let last = 0
+  const timer = setInterval(() => {
+    last = histogram.percentile(99) / 1e6
+    histogram.reset()
+  }, 500)
+  timer.unref()
+  return {
+    current: () => last,
+    stop() {
+      clearInterval(timer)
+      histogram.disable()
+    },
+  }
+}

@@ -1,0 +1,68 @@
+// The standalone server's Express app: the API at /api/v1, health, readiness, metrics, JSON errors.
+import express, { type NextFunction, type Request, type Response } from 'express'
+import helmet from 'helmet'
+import type { Logger, UserVerificationMiddleware } from '../lib/index.js'
+import { renderMetrics } from './metrics.js'
+
+/** Where the API is mounted on the standalone server. */
+export const apiPath = '/api/v1'
+
+/** Builds the app around a ready middleware; `logger` gets one line per request, without PII. */
+export function createApp(middleware: UserVerificationMiddleware, logger: Required<Logger>): express.Express {
+  const app = express()
+  app.disable('x-powered-by')
+  app.set('etag', false)
+  app.use(helmet())
+  app.use(function requestLog(req: Request, res: Response, next: NextFunction) {
+    const start = process.hrtime.bigint()
+    res.once('finish', () => {
+      // The path only: a query string could carry personal data.
+      logger.info('request', { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 })
+    })
+    next()
+  })
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' })
+  })
+  app.get('/readyz', async (_req, res) => {
+    const checks = await readiness(middleware)
+    res.status(checks.ready ? 200 : 503).json(checks)
+  })
+  app.get('/metrics', (_req, res) => {
+    res.type('text/plain; version=0.0.4').send(renderMetrics(middleware.metrics()))
+  })
+  app.use(apiPath, middleware)
+  app.use(function notFound(_req: Request, res: Response) {
+    res.status(404).json({ detail: 'Not Found' })
+  })
+  app.use(function serverErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
+    if (res.headersSent) return next(error)
+    const status = (error as { status?: unknown } | null)?.status
+    if (typeof status === 'number' && status >= 400 && status < 500) return void res.status(status).json({ detail: 'Bad Request' })
+    logger.error('unexpected error', { error: error instanceof Error ? error.name : typeof error })
+    res.set('Retry-After', '5').status(503).json({ detail: 'Tool service unavailable' })
+  })
+  return app
+}
+
+/** Store reachable (a real round trip, bounded to 2 s) and name model loaded. */
+async function readiness(middleware: UserVerificationMiddleware): Promise<{ ready: boolean; store: boolean; model: boolean }> {
+  const stores = middleware.stores()
+  let store = false
+  if (stores) {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), 2000)
+    })
+    try {
+      await Promise.race([stores.quota.get('readyz', 'readyz'), timeout])
+      store = true
+    } catch {
+      store = false
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  const model = middleware.modelLoaded
+  return { ready: store && model, store, model }
+}

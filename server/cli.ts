@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// The `user-verification` command: serve the API, manage keys, show usage.
+import { parseArgs } from 'node:util'
+import { serve } from './serve.js'
+import { runKeyCommand, runUsageCommand } from './key-commands.js'
+
+const usage = `Usage:
+  user-verification serve [--port 8080] [--host 127.0.0.1] [--store URL] [--dns-servers ip[:port],...]
+                          [--workers N] [--no-demo-key] [--dns-timeout MS] [--quiet]
+  user-verification keys create --plan free|basic|pro [--label TEXT] [--store URL] [--json]
+  user-verification keys list [--store URL] [--json]
+  user-verification keys revoke <id> [--store URL] [--json]
+  user-verification keys plan <id> <plan> [--store URL] [--json]
+  user-verification usage <id> [--store URL] [--json]
+
+Environment: PORT, HOST, UV_STORE, UV_DNS_SERVERS. Default store: sqlite://./user-verification.sqlite`
+
+/** A mistake in the command line: print it with the usage and exit 2. */
+export class UsageError extends Error {}
+
+const defaultStore = 'sqlite://./user-verification.sqlite'
+
+function integer(name: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined || text === '') return fallback
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${name} must be an integer >= ${min}, got "${text}"`)
+  return value
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      store: { type: 'string' },
+      'dns-servers': { type: 'string' },
+      'dns-timeout': { type: 'string' },
+      workers: { type: 'string' },
+      'no-demo-key': { type: 'boolean' },
+      quiet: { type: 'boolean' },
+      plan: { type: 'string' },
+      label: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help || command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(usage + '\n')
+    return
+  }
+  const store = values.store ?? process.env.UV_STORE ?? defaultStore
+  switch (command) {
+    case 'serve': {
+      const dnsServers = (values['dns-servers'] ?? process.env.UV_DNS_SERVERS)?.split(',').map((s) => s.trim()).filter(Boolean)
+      const dnsTimeout = values['dns-timeout'] === undefined ? undefined : integer('dns-timeout', values['dns-timeout'], 3000, 1)
+      await serve({
+        port: integer('port', values.port ?? process.env.PORT, 8080, 0),
+        host: values.host ?? process.env.HOST ?? '127.0.0.1',
+        store,
+        demoKey: !values['no-demo-key'],
+        workers: integer('workers', values.workers, 1, 1),
+        quiet: values.quiet ?? false,
+        ...(dnsServers && dnsServers.length > 0 ? { dnsServers } : {}),
+        ...(dnsTimeout === undefined ? {} : { dnsTimeout }),
+      })
+      return
+    }
+    case 'keys':
+      return runKeyCommand(positionals, { store, json: values.json ?? false, plan: values.plan, label: values.label })
+    case 'usage':
+      return runUsageCommand(positionals, { store, json: values.json ?? false })
+    default:
+      throw new UsageError(`unknown command "${command}"`)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const isUsage = error instanceof UsageError || (error as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS')
+  process.stderr.write(`user-verification: ${error instanceof Error ? error.message : String(error)}\n`)
+  if (isUsage) process.stderr.write('\n' + usage + '\n')
+  process.exit(isUsage ? 2 : 1)
+})

@@ -1,0 +1,139 @@
+// `user-verification serve`: the API on a store, with a demo key, graceful shutdown and workers.
+import cluster from 'node:cluster'
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { issueKey, openStores, userVerification, type EmailVerifierOptions, type Stores } from '../lib/index.js'
+import { apiPath, createApp } from './app.js'
+import { createJsonLogger } from './logger.js'
+
+/** Settings of {@link serve}, as the CLI and its environment variables give them. */
+export interface ServeSettings extends EmailVerifierOptions {
+  port: number
+  host: string
+  store: string
+  demoKey: boolean
+  workers: number
+  bodyLimit?: number
+  maxInFlight?: number
+  maxEventLoopDelay?: number
+  /** Leave out the per-request log lines. */
+  quiet: boolean
+}
+
+/** Human messages (URL, demo key) go to stderr so the JSON log stream on stdout never holds a key. */
+function say(line: string): void {
+  process.stderr.write(line + '\n')
+}
+
+/** Opens the store or explains why it cannot, then exits 1. */
+async function openOrExit(url: string, logger: ReturnType<typeof createJsonLogger>): Promise<Stores> {
+  try {
+    return await openStores(url, { logger })
+  } catch (error) {
+    say(`user-verification: cannot open the store ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  }
+}
+
+/** Hides a password in a store URL before it is printed. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+}
+
+/** Creates the demo key on an empty store and prints it once. */
+async function ensureDemoKey(stores: Stores): Promise<void> {
+  if ((await stores.keys.list()).length > 0) return
+  const issued = await issueKey(stores.keys, 'free', 'demo')
+  say(`Demo key on the free plan (${issued.id}), shown only this once:\n\n  ${issued.key}\n`)
+  say(`Try it:\n  curl -s -X POST http://HOST:PORT${apiPath} -H 'Content-Type: application/json' -H 'X-API-Token: ${issued.key}' \\\n    -d '{"model":"user_verification","email":"jane.doe@gmail.com","firstname":"Jane","lastname":"Doe"}'\n`)
+}
+
+/** Runs the server (or, with workers > 1, the primary that forks them). Resolves once listening. */
+export async function serve(settings: ServeSettings): Promise<void> {
+  const logger = createJsonLogger(process.stdout, settings.quiet)
+  if (settings.workers > 1 && cluster.isPrimary) return servePrimary(settings, logger)
+
+  const stores = await openOrExit(settings.store, logger)
+  if (settings.demoKey && cluster.isPrimary) await ensureDemoKey(stores)
+  const { port, host, store: _store, demoKey: _demo, workers: _workers, quiet: _quiet, ...options } = settings
+  const middleware = userVerification({ ...options, store: stores, logger })
+  await middleware.ready
+  const app = createApp(middleware, logger)
+  const server: Server = app.listen(port, host)
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve)
+    server.once('error', reject)
+  }).catch((error: unknown) => {
+    say(`user-verification: cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  })
+  // Slow clients must not hold sockets open: bounded header and whole-request times.
+  server.headersTimeout = 10_000
+  server.requestTimeout = 30_000
+  server.keepAliveTimeout = 5_000
+
+  const address = server.address() as AddressInfo
+  if (cluster.isPrimary) say(`user-verification listening on http://${formatHost(address.address)}:${address.port}${apiPath}`)
+  else process.send?.({ listening: address.port })
+
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info('shutting down', { signal })
+    server.close(async () => {
+      await middleware.close()
+      await stores.close()
+      process.exit(0)
+    })
+    server.closeIdleConnections()
+    setTimeout(() => {
+      logger.error('shutdown took over 10 s; exiting')
+      process.exit(1)
+    }, 10_000).unref()
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
+
+function formatHost(address: string): string {
+  return address.includes(':') ? `[${address}]` : address
+}
+
+/** The primary of `--workers N`: checks the store is safe across processes, then forks. */
+async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof createJsonLogger>): Promise<void> {
+  const stores = await openOrExit(settings.store, logger)
+  if (stores.quota.localKeys || stores.keys.localKeys) {
+    say(`user-verification: --workers ${settings.workers} needs a store shared by all processes (sqlite://, redis:// or postgres://); ${redactUrl(settings.store)} keeps its data in one process. Use one worker or another store.`)
+    await stores.close()
+    process.exit(2)
+  }
+  if (settings.demoKey) await ensureDemoKey(stores)
+  await stores.close()
+
+  let listening = 0
+  let port = 0
+  const workers = Array.from({ length: settings.workers }, () => cluster.fork())
+  for (const worker of workers) {
+    worker.on('message', (message: { listening?: number }) => {
+      if (message.listening === undefined) return
+      port = message.listening
+      if (++listening === workers.length) say(`user-verification listening on http://${formatHost(settings.host)}:${port}${apiPath} (${workers.length} workers)`)
+    })
+  }
+  let stopping = false
+  cluster.on('exit', (worker, code) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0)
+      return
+    }
+    logger.error('worker exited; starting another', { worker: worker.id, code })
+    cluster.fork()
+  })
+  const stop = (signal: NodeJS.Signals) => {
+    stopping = true
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal)
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
