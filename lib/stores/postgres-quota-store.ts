@@ -1,0 +1,107 @@
+// Scale-out quota store on PostgreSQL: one conditional INSERT … ON CONFLICT DO UPDATE … RETURNING per consume.
+import type pg from 'pg'
+import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
+import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
+
+/** Options of {@link PostgresQuotaStore}. */
+export interface PostgresQuotaStoreOptions {
+  /** Connection pool; the caller owns it (set `statement_timeout` and `connectionTimeoutMillis` on it). */
+  pool: pg.Pool
+  /** Table name (lower-case letters, digits, `_`). Defaults to `'uv_quota'`. */
+  table?: string
+  /** Namespace reported as `prefix`. Defaults to `'uv'`. */
+  prefix?: string
+  /** How often rows of expired periods are deleted, in ms (0 = never). Defaults to 3,600,000 (1 h). */
+  purgeInterval?: number
+  /** Receives purge failures. Defaults to `console`. */
+  logger?: Logger
+  /** Clock for the purge, in ms since the epoch. Defaults to `Date.now`. */
+  now?: () => number
+  /** Called by `close()`, e.g. `() => pool.end()` when the store owns the pool. */
+  close?: () => Promise<void>
+}
+
+/**
+ * Quota in PostgreSQL, atomic across every process and instance (`localKeys: false`). The
+ * UPSERT takes the row lock and re-checks its WHERE on the newest row version, so concurrent
+ * consumes serialise per key and period; a refused consume writes nothing. A resolved consume
+ * has committed (durable with the server's default `synchronous_commit = on`).
+ */
+export class PostgresQuotaStore implements QuotaStore {
+  readonly localKeys = false
+  readonly prefix: string
+  readonly #pool: pg.Pool
+  readonly #table: string
+  readonly #options: PostgresQuotaStoreOptions
+  readonly #sql: { consume: string, select: string, refund: string, purge: string }
+  #timer: NodeJS.Timeout | undefined
+
+  constructor (options: PostgresQuotaStoreOptions) {
+    if (options === null || typeof options !== 'object' || typeof options.pool?.query !== 'function') {
+      throw new TypeError('user-verification: PostgresQuotaStore needs `pool`, a pg.Pool.')
+    }
+    const table = options.table ?? 'uv_quota'
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) {
+      throw new TypeError(`user-verification: PostgresQuotaStore \`table\` must be lower-case letters, digits and _, got ${JSON.stringify(table)}.`)
+    }
+    this.#pool = options.pool
+    this.#table = table
+    this.#options = options
+    this.prefix = options.prefix ?? 'uv'
+    this.#sql = {
+      consume: `INSERT INTO ${table} AS q (key_id, period, used, expires_at)
+        SELECT $1, $2, $3::bigint, $5::bigint WHERE $3::bigint <= $4::bigint
+        ON CONFLICT (key_id, period) DO UPDATE SET used = q.used + EXCLUDED.used, expires_at = GREATEST(q.expires_at, EXCLUDED.expires_at)
+        WHERE q.used + EXCLUDED.used <= $4::bigint
+        RETURNING used`,
+      select: `SELECT used FROM ${table} WHERE key_id = $1 AND period = $2`,
+      refund: `UPDATE ${table} SET used = GREATEST(0, used - $1::bigint) WHERE key_id = $2 AND period = $3`,
+      purge: `DELETE FROM ${table} WHERE expires_at <= $1`
+    }
+  }
+
+  /** Creates the table when missing and starts the purge timer. Rejects when the database is unreachable. */
+  async init (): Promise<void> {
+    try {
+      await this.#pool.query(`CREATE TABLE IF NOT EXISTS ${this.#table} (
+        key_id TEXT NOT NULL, period TEXT NOT NULL, used BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+        PRIMARY KEY (key_id, period))`)
+    } catch (error) {
+      // Two processes creating the table at once: one wins, the other sees a duplicate type.
+      if ((error as { code?: string }).code !== '23505' && (error as { code?: string }).code !== '42P07') throw error
+    }
+    const interval = this.#options.purgeInterval ?? 3_600_000
+    if (interval > 0 && this.#timer === undefined) {
+      const now = this.#options.now ?? Date.now
+      this.#timer = setInterval(() => {
+        this.#pool.query(this.#sql.purge, [now()]).catch((error: unknown) => {
+          (this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
+        })
+      }, interval)
+      this.#timer.unref()
+    }
+  }
+
+  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
+    const params = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkLimit(limit), checkExpiresAt(expiresAt)]
+    const result = await this.#pool.query<{ used: string }>(this.#sql.consume, params)
+    const row = result.rows[0]
+    if (row !== undefined) return { granted: true, used: Number(row.used) }
+    return { granted: false, used: await this.get(keyId, period) }
+  }
+
+  async refund (keyId: string, period: string, amount: number): Promise<void> {
+    await this.#pool.query(this.#sql.refund, [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)])
+  }
+
+  async get (keyId: string, period: string): Promise<number> {
+    const result = await this.#pool.query<{ used: string }>(this.#sql.select, [checkName('keyId', keyId), checkName('period', period)])
+    return result.rows[0] === undefined ? 0 : Number(result.rows[0].used)
+  }
+
+  async close (): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer)
+    this.#timer = undefined
+    if (this.#options.close !== undefined) await this.#options.close()
+  }
+}

@@ -1,0 +1,118 @@
+// Scale-out quota store on Redis: consume-if-within-limit and refund as Lua scripts, one round trip each.
+import { createHash } from 'node:crypto'
+import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
+import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
+
+/**
+ * Sends one raw command and resolves to its reply, e.g. `(args) => client.sendCommand(args)`
+ * for node-redis/@redis/client or `(args) => ioredis.call(...args)`. It must reject on errors.
+ */
+export type SendCommand = (args: string[]) => Promise<unknown>
+
+/** Options of {@link RedisQuotaStore}. */
+export interface RedisQuotaStoreOptions {
+  /** How to talk to Redis (see {@link SendCommand}). The caller owns the connection. */
+  sendCommand: SendCommand
+  /** Namespace; keys are `<prefix>-quota:<keyId>:<period>`. Defaults to `'uv'`. */
+  prefix?: string
+  /** Warned once when Redis persistence is off. Defaults to `console`. */
+  logger?: Logger
+  /** Called by `close()`, e.g. to end a connection this store was given to own. */
+  close?: () => Promise<void>
+}
+
+// KEYS[1] usage key; ARGV amount, limit, expiresAt (ms). Returns {granted 0|1, used}.
+const CONSUME = `local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local amount = tonumber(ARGV[1])
+if used + amount > tonumber(ARGV[2]) then return {0, used} end
+used = redis.call('INCRBY', KEYS[1], amount)
+local ttl = redis.call('PEXPIRETIME', KEYS[1])
+if ttl < tonumber(ARGV[3]) then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
+return {1, used}`
+
+// Never below zero, and never creates a key (DECRBY on a missing key would, without a TTL).
+const REFUND = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local used = redis.call('DECRBY', KEYS[1], ARGV[1])
+if used < 0 then redis.call('INCRBY', KEYS[1], -used) used = 0 end
+return used`
+
+const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex')
+
+/**
+ * Quota in Redis, atomic across every process and instance sharing the server (`localKeys:
+ * false`): each consume is one Lua script, which Redis runs without interleaving. Usage keys
+ * expire at the period's `expiresAt` (PEXPIREAT). Scripts are sent by hash (EVALSHA) and
+ * re-sent in full after a Redis restart (NOSCRIPT).
+ *
+ * Durability is Redis's: with `appendonly yes` and `appendfsync everysec` a restart loses at
+ * most about a second of consumes; with persistence off, all usage since the last snapshot.
+ * `init()` warns when `appendonly` is off. Needs Redis >= 7.0 (PEXPIRETIME).
+ */
+export class RedisQuotaStore implements QuotaStore {
+  readonly localKeys = false
+  readonly prefix: string
+  readonly #send: SendCommand
+  readonly #logger: Logger
+  readonly #close: (() => Promise<void>) | undefined
+  readonly #keyPrefix: string
+
+  constructor (options: RedisQuotaStoreOptions) {
+    if (options === null || typeof options !== 'object' || typeof options.sendCommand !== 'function') {
+      throw new TypeError('user-verification: RedisQuotaStore needs `sendCommand`, e.g. `{ sendCommand: (args) => client.sendCommand(args) }`.')
+    }
+    this.#send = options.sendCommand
+    this.prefix = options.prefix ?? 'uv'
+    this.#keyPrefix = `${this.prefix}-quota:`
+    this.#logger = options.logger ?? console
+    this.#close = options.close
+  }
+
+  /** Checks that Redis answers and warns when it does not persist writes. */
+  async init (): Promise<void> {
+    await this.#send(['PING'])
+    try {
+      const reply = await this.#send(['CONFIG', 'GET', 'appendonly'])
+      const value = Array.isArray(reply) ? reply[1] : (reply as Record<string, unknown> | null)?.appendonly
+      if (value === 'no') {
+        this.#logger.warn('user-verification: Redis runs with appendonly off; consumed units since the last snapshot are lost if Redis restarts. Set `appendonly yes` for durable quota.', { code: 'WRN_UV_REDIS_NOT_DURABLE' })
+      }
+    } catch {
+      // CONFIG is often disabled on managed Redis; persistence is then the provider's business.
+    }
+  }
+
+  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
+    const key = this.#key(keyId, period)
+    const args = [String(checkUnits('amount', amount)), String(checkLimit(limit)), String(checkExpiresAt(expiresAt))]
+    const reply = await this.#eval(CONSUME, key, args)
+    if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`user-verification: unexpected reply from the Redis consume script: ${JSON.stringify(reply)}`)
+    return { granted: Number(reply[0]) === 1, used: Number(reply[1]) }
+  }
+
+  async refund (keyId: string, period: string, amount: number): Promise<void> {
+    const key = this.#key(keyId, period)
+    await this.#eval(REFUND, key, [String(checkUnits('amount', amount))])
+  }
+
+  async get (keyId: string, period: string): Promise<number> {
+    const reply = await this.#send(['GET', this.#key(keyId, period)])
+    return reply === null || reply === undefined ? 0 : Number(reply)
+  }
+
+  async close (): Promise<void> {
+    if (this.#close !== undefined) await this.#close()
+  }
+
+  #key (keyId: string, period: string): string {
+    return `${this.#keyPrefix}${checkName('keyId', keyId)}:${checkName('period', period)}`
+  }
+
+  async #eval (script: string, key: string, args: string[]): Promise<unknown> {
+    try {
+      return await this.#send(['EVALSHA', sha1(script), '1', key, ...args])
+    } catch (error) {
+      if (!String((error as Error)?.message ?? error).includes('NOSCRIPT')) throw error
+      return this.#send(['EVAL', script, '1', key, ...args])
+    }
+  }
+}

@@ -1,0 +1,194 @@
+// Default quota store: one conditional UPSERT per consume on the SQLite file the keys live in.
+import sqlite3 from 'sqlite3'
+import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
+import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
+
+/** Options of {@link SqliteQuotaStore}. */
+export interface SqliteQuotaStoreOptions {
+  /** File path, or `':memory:'` for a private in-process database. */
+  path: string
+  /** Table name (letters, digits, `_`). Defaults to `'uv_quota'`. */
+  table?: string
+  /** Namespace reported as `prefix`. Defaults to `'uv'`. */
+  prefix?: string
+  /** How long a write waits for another process's lock before it rejects, in ms. Defaults to 5000. */
+  busyTimeout?: number
+  /** How often rows of expired periods are deleted, in ms (0 = only at start-up). Defaults to 3,600,000 (1 h). */
+  purgeInterval?: number
+  /** Receives purge failures. Defaults to `console`. */
+  logger?: Logger
+  /** Clock for the purge, in ms since the epoch. Defaults to `Date.now`. */
+  now?: () => number
+}
+
+// Row is inserted only when amount <= limit; an existing row is updated only when the sum stays
+// within the limit. One statement = one write transaction, which SQLite serialises across every
+// connection and process on the file, so the check and the add are atomic. RETURNING yields no
+// row when nothing was written, i.e. the consume was refused.
+const CONSUME = (t: string): string => `INSERT INTO ${t} (key_id, period, used, expires_at)
+  SELECT ?1, ?2, ?3, ?5 WHERE ?3 <= ?4
+  ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at)
+  WHERE used + excluded.used <= ?4
+  RETURNING used`
+
+type Params = unknown[]
+
+/**
+ * Quota on SQLite through the `sqlite3` driver (the one @keyv/sqlite uses; Keyv itself has no
+ * atomic increment). Atomic across processes sharing the file, so `localKeys` is `false` for a
+ * file and `true` for `:memory:`.
+ *
+ * Durability: the database runs in WAL mode with `synchronous=NORMAL`. A consume resolves only
+ * after its transaction committed to the WAL file, which lives in the OS page cache once
+ * written; a crash or `kill -9` of this process therefore loses nothing. Only an OS crash or
+ * power cut may lose the last commits (that would need `synchronous=FULL`, one fsync per
+ * consume).
+ */
+export class SqliteQuotaStore implements QuotaStore {
+  readonly localKeys: boolean
+  readonly prefix: string
+  readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now'>> & Pick<SqliteQuotaStoreOptions, 'logger' | 'now'>
+  #ready: Promise<Opened> | undefined
+  #timer: NodeJS.Timeout | undefined
+
+  constructor (options: SqliteQuotaStoreOptions) {
+    if (options === null || typeof options !== 'object' || typeof options.path !== 'string' || options.path.length === 0) {
+      throw new TypeError(`user-verification: SqliteQuotaStore \`path\` must be a file path or ':memory:', got ${JSON.stringify(options?.path)}.`)
+    }
+    const table = options.table ?? 'uv_quota'
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(table)) {
+      throw new TypeError(`user-verification: SqliteQuotaStore \`table\` must be letters, digits and _, got ${JSON.stringify(table)}.`)
+    }
+    this.#options = { busyTimeout: 5000, purgeInterval: 3_600_000, prefix: 'uv', ...options, table }
+    this.prefix = this.#options.prefix
+    this.localKeys = options.path === ':memory:'
+  }
+
+  /** Opens the file, switches it to WAL and creates the table. Rejects when the file cannot be opened or written. */
+  async init (): Promise<void> {
+    await this.#open()
+  }
+
+  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
+    const params = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkLimit(limit), checkExpiresAt(expiresAt)]
+    const db = await this.#open()
+    const rows = await all<{ used: number }>(db.consume, params)
+    const row = rows[0]
+    if (row !== undefined) return { granted: true, used: Number(row.used) }
+    return { granted: false, used: await this.#used(db, params[0], params[1]) }
+  }
+
+  async refund (keyId: string, period: string, amount: number): Promise<void> {
+    const params = [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)]
+    const db = await this.#open()
+    await all(db.refund, params)
+  }
+
+  async get (keyId: string, period: string): Promise<number> {
+    const db = await this.#open()
+    return this.#used(db, checkName('keyId', keyId), checkName('period', period))
+  }
+
+  /** Finalises the statements, closes the database and stops the purge timer. */
+  async close (): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer)
+    this.#timer = undefined
+    const ready = this.#ready
+    if (ready === undefined) return
+    this.#ready = Promise.reject(new Error('user-verification: the SQLite quota store is closed.'))
+    this.#ready.catch(() => {})
+    let opened: Opened
+    try {
+      opened = await ready
+    } catch {
+      return
+    }
+    for (const s of [opened.consume, opened.refund, opened.select, opened.purge]) {
+      await new Promise<void>((resolve) => s.finalize(() => resolve()))
+    }
+    await new Promise<void>((resolve, reject) => opened.db.close((error) => error ? reject(error) : resolve()))
+  }
+
+  async #used (db: Opened, keyId: unknown, period: unknown): Promise<number> {
+    const rows = await all<{ used: number }>(db.select, [keyId, period])
+    return rows[0] === undefined ? 0 : Number(rows[0].used)
+  }
+
+  #open (): Promise<Opened> {
+    this.#ready ??= openDatabase(this.#options).then((opened) => {
+      const { purgeInterval } = this.#options
+      const now = this.#options.now ?? Date.now
+      const purge = (): void => {
+        all(opened.purge, [now()]).catch((error: unknown) => {
+          (this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
+        })
+      }
+      purge()
+      if (purgeInterval > 0) {
+        this.#timer = setInterval(purge, purgeInterval)
+        this.#timer.unref()
+      }
+      return opened
+    })
+    return this.#ready
+  }
+}
+
+interface Opened {
+  db: sqlite3.Database
+  consume: sqlite3.Statement
+  refund: sqlite3.Statement
+  select: sqlite3.Statement
+  purge: sqlite3.Statement
+}
+
+async function openDatabase (options: { path: string, table: string, busyTimeout: number }): Promise<Opened> {
+  const { path, table, busyTimeout } = options
+  const db = await new Promise<sqlite3.Database>((resolve, reject) => {
+    const database: sqlite3.Database = new sqlite3.Database(path, (error) => {
+      if (error === null) resolve(database)
+      else reject(new Error(`user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${error.message}. Check that the directory exists and is writable, or pass another sqlite:// path.`, { cause: error }))
+    })
+  })
+  try {
+    db.configure('busyTimeout', busyTimeout)
+    await exec(db, 'PRAGMA journal_mode=WAL')
+    await exec(db, 'PRAGMA synchronous=NORMAL')
+    await exec(db, `CREATE TABLE IF NOT EXISTS ${table} (
+      key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+      PRIMARY KEY (key_id, period)) WITHOUT ROWID`)
+    return {
+      db,
+      consume: await prepare(db, CONSUME(table)),
+      refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1) WHERE key_id = ?2 AND period = ?3`),
+      select: await prepare(db, `SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2`),
+      purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`)
+    }
+  } catch (error) {
+    db.close(() => {})
+    throw new Error(`user-verification: the SQLite store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions and that it is a SQLite database.`, { cause: error })
+  }
+}
+
+async function exec (db: sqlite3.Database, sql: string): Promise<void> {
+  // `all` rather than `run`/`exec`: PRAGMA journal_mode returns a row, and every statement must be stepped to the end.
+  await new Promise<void>((resolve, reject) => db.all(sql, (error) => error ? reject(error) : resolve()))
+}
+
+async function prepare (db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
+  return new Promise((resolve, reject) => {
+    const statement = db.prepare(sql, (error) => error ? reject(error) : resolve(statement))
+  })
+}
+
+// Always `all`: it steps the statement to SQLITE_DONE, which commits the autocommit transaction
+// before we resolve. `get` stops after one row and leaves the statement (and its transaction,
+// hence the write lock) open until the next call.
+async function all<T> (statement: sqlite3.Statement, params: Params): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    statement.all(params, (error: Error | null, rows: T[]) => {
+      if (error === null) resolve(rows)
+      else reject(new Error(`user-verification: SQLite quota store failed: ${error.message}`, { cause: error }))
+    })
+  })
+}

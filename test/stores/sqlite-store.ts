@@ -1,0 +1,128 @@
+// SQLite stores: the shared contract, plus cross-process atomicity, kill -9 durability and refusal of bad paths.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { openStores } from '../../lib/stores/open-stores.js'
+import { SqliteQuotaStore } from '../../lib/stores/sqlite-quota-store.js'
+import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'uv-sqlite-'))
+t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+const file = join(dir, 'contract.sqlite')
+
+storeContract(t, () => openStores(`sqlite://${file}`, { namespace: uniqueNamespace() }))
+
+const consumer = fileURLToPath(new URL('./fixtures/sqlite-consumer.ts', import.meta.url))
+
+function child (args: string[]): { lines: string[], done: Promise<number | null>, kill: () => void, onLine: (fn: (line: string) => void) => void } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', consumer, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const lines: string[] = []
+  const listeners: Array<(line: string) => void> = []
+  let buffer = ''
+  proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk
+    let i
+    while ((i = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, i)
+      buffer = buffer.slice(i + 1)
+      lines.push(line)
+      for (const fn of listeners) fn(line)
+    }
+  })
+  return {
+    lines,
+    done: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
+    kill: () => proc.kill('SIGKILL'),
+    onLine: (fn) => listeners.push(fn)
+  }
+}
+
+t.test('two OS processes consuming one key never overshoot', async (t) => {
+  const shared = join(dir, 'two-processes.sqlite')
+  const limit = 500
+  const startAt = String(Date.now() + 2500)
+  const a = child([shared, 'key_shared', '400', String(limit), '8', startAt])
+  const b = child([shared, 'key_shared', '400', String(limit), '8', startAt])
+  t.same(await Promise.all([a.done, b.done]), [0, 0], 'both children exit cleanly')
+  const granted = [a, b].map((c) => Number(c.lines.find((l) => l.startsWith('total '))?.split(' ')[1]))
+  t.equal(granted[0]! + granted[1]!, limit, `exactly ${limit} granted across processes (${granted.join(' + ')})`)
+  t.ok(granted[0]! > 100 && granted[1]! > 100, 'both processes got many units, so they really interleaved')
+  const stores = await openStores(`sqlite://${shared}`)
+  t.teardown(() => stores.close())
+  t.equal(await stores.quota.get('key_shared', '2031-05'), limit)
+})
+
+t.test('a consume that resolved survives kill -9 of the process that made it', async (t) => {
+  const crashed = join(dir, 'kill-9.sqlite')
+  const proc = child([crashed, 'key_crash', '100000', '1000000', '1'])
+  let acknowledged = 0
+  await new Promise<void>((resolve) => {
+    proc.onLine((line) => {
+      const [word, used] = line.split(' ')
+      if (word !== 'granted') return
+      acknowledged = Number(used)
+      if (acknowledged >= 300) {
+        proc.kill()
+        resolve()
+      }
+    })
+  })
+  await proc.done
+  const stores = await openStores(`sqlite://${crashed}`)
+  t.teardown(() => stores.close())
+  const used = await stores.quota.get('key_crash', '2031-05')
+  t.ok(used >= acknowledged, `every acknowledged unit is there (acknowledged ${acknowledged}, stored ${used})`)
+  // At most the consumes in flight when the signal landed (one, sequential child) may also have committed.
+  t.ok(used <= acknowledged + 1, 'and nothing was counted twice')
+})
+
+t.test('keys and usage survive close and reopen', async (t) => {
+  const path = join(dir, 'reopen.sqlite')
+  const first = await openStores(`sqlite://${path}`)
+  const record = makeRecord()
+  await first.keys.create(record)
+  await first.quota.consume(record.id, '2031-05', 7, 25, Date.UTC(2031, 5, 1))
+  await first.close()
+  const second = await openStores(`sqlite://${path}`)
+  t.teardown(() => second.close())
+  t.same(await second.keys.getByHash(record.hash), record)
+  t.equal(await second.quota.get(record.id, '2031-05'), 7)
+})
+
+t.test('a file store is shared across processes; :memory: is not', async (t) => {
+  const onFile = await openStores(`sqlite://${join(dir, 'flags.sqlite')}`)
+  t.teardown(() => onFile.close())
+  t.equal(onFile.quota.localKeys, false)
+  t.equal(onFile.keys.localKeys, false)
+  const inMemory = await openStores('sqlite://:memory:')
+  t.teardown(() => inMemory.close())
+  t.equal(inMemory.quota.localKeys, true)
+  t.equal(inMemory.keys.localKeys, true)
+  t.same(await inMemory.quota.consume('key_m', 'p', 2, 2, Date.now() + 60_000), { granted: true, used: 2 })
+})
+
+t.test('the store refuses a path it cannot open or use', async (t) => {
+  await t.rejects(openStores(`sqlite://${join(dir, 'no', 'such', 'dir', 'x.sqlite')}`), /user-verification: cannot open the SQLite store at .*directory exists/)
+  const garbage = join(dir, 'not-a-database.sqlite')
+  writeFileSync(garbage, 'this is not a SQLite database, just text that is long enough to have a header '.repeat(20))
+  await t.rejects(openStores(`sqlite://${garbage}`), /user-verification: .*SQLite store .*not usable/)
+  const directory = join(dir, 'a-directory')
+  mkdirSync(directory)
+  await t.rejects(openStores(`sqlite://${directory}`), /user-verification: cannot open the SQLite store/)
+  await t.rejects(openStores('sqlite://'), TypeError)
+})
+
+t.test('consume waits for another connection\'s write lock instead of failing', async (t) => {
+  const path = join(dir, 'busy.sqlite')
+  const a = new SqliteQuotaStore({ path })
+  const b = new SqliteQuotaStore({ path, busyTimeout: 5000 })
+  t.teardown(async () => { await a.close(); await b.close() })
+  await a.init()
+  await b.init()
+  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).consume('key_busy', 'p', 1, 150, Date.now() + 60_000)))
+  t.equal(results.filter((r) => r.granted).length, 150)
+  t.equal(await a.get('key_busy', 'p'), 150)
+})
