@@ -1,0 +1,111 @@
+// MX-based disposable detection: mail hosts of known disposable services, learned from listed domains' MX answers.
+import { getDomain } from 'tldts'
+import { LRUCache } from 'lru-cache'
+import { domainAndParents } from './domain-lists.js'
+
+// Shared mail platforms that host real and throwaway domains alike: never evidence of anything.
+const SHARED_PLATFORMS = [
+  'google.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'microsoft.com', 'office365.com', 'cloudflare.net',
+  'zoho.com', 'zoho.eu', 'zoho.in', 'zohomail.com', 'yahoodns.net', 'yahoo.com', 'icloud.com', 'me.com', 'apple.com',
+  'messagingengine.com', 'fastmail.com', 'protonmail.ch', 'proton.me', 'amazonaws.com', 'amazonses.com', 'mailgun.org',
+  'sendgrid.net', 'secureserver.net', 'emailsrvr.com', 'mimecast.com', 'pphosted.com', 'ppe-hosted.com',
+  'barracudanetworks.com', 'messagelabs.com', 'mailcontrol.com', 'yandex.net', 'yandex.ru', 'mail.ru', 'qq.com',
+  'netease.com', '163.com', 'aliyun.com', 'gmx.net', 'web.de', 'ionos.com', 'kundenserver.de', 'ovh.net', 'gandi.net',
+  'privateemail.com', 'registrar-servers.com', 'hostinger.com', 'titan.email', 'improvmx.com', 'forwardemail.net',
+  'migadu.com', 'mailbox.org', 'mxroute.com', 'dreamhost.com', 'websitewelcome.com', 'hostgator.com', 'bluehost.com',
+  'one.com', 'namecheaphosting.com', 'mailchannels.net', 'sparkpostmail.com', 'postmarkapp.com', 'mailjet.com',
+  'icloud.com.cn', 'larksuite.com', 'feishu.cn', 'hey.com', 'tutanota.de', 'runbox.com', 'posteo.de'
+]
+const SHARED = new Set(SHARED_PLATFORMS)
+
+/** Options of {@link DisposableMx}. */
+export interface DisposableMxOptions {
+  /** Distinct listed registrable domains that must point at a host before it is learned. Defaults to 2. */
+  minEvidence?: number
+  /** Most candidate hosts tracked while gathering evidence (LRU). Defaults to 5000. */
+  maxCandidates?: number
+  /** Hosts known disposable from the start. Defaults to none. */
+  seed?: string[]
+  /** Tells whether a domain is on the disposable list; used to trust hosts named inside listed domains. */
+  isListed?: (domain: string) => boolean
+  /** Tells whether a domain is allow-listed; allow-listed hosts are never disposable. */
+  isAllowed?: (domain: string) => boolean
+}
+
+function normaliseHost (host: string): string {
+  return host.toLowerCase().replace(/\.$/, '')
+}
+
+/**
+ * Knows mail hosts of disposable services. A host counts as disposable when it was seeded,
+ * learned (the MX of listed domains from at least `minEvidence` distinct registrable domains),
+ * or lies inside a listed disposable domain (`mx.mailinator.com`); never when it belongs to a
+ * shared mail platform or to an allow-listed domain.
+ */
+export class DisposableMx {
+  readonly #minEvidence: number
+  readonly #known = new Set<string>()
+  readonly #evidence: LRUCache<string, Set<string>>
+  readonly #isListed: (domain: string) => boolean
+  readonly #isAllowed: (domain: string) => boolean
+
+  constructor (options: DisposableMxOptions = {}) {
+    this.#minEvidence = Math.max(2, options.minEvidence ?? 2)
+    this.#evidence = new LRUCache({ max: options.maxCandidates ?? 5000 })
+    this.#isListed = options.isListed ?? (() => false)
+    this.#isAllowed = options.isAllowed ?? (() => false)
+    for (const host of options.seed ?? []) this.#known.add(normaliseHost(host))
+  }
+
+  /** `true` when `host` belongs to a shared mail platform or an allow-listed domain. */
+  isShared (host: string): boolean {
+    const h = normaliseHost(host)
+    return domainAndParents(h).some((d) => SHARED.has(d) || this.#isAllowed(d))
+  }
+
+  /** Hosts learned or seeded so far. */
+  get known (): string[] {
+    return [...this.#known]
+  }
+
+  /**
+   * Records the MX hosts of a domain that is on the disposable list. A host is learned once
+   * listed domains from `minEvidence` distinct registrable domains point at it.
+   */
+  observe (listedDomain: string, mxHosts: string[]): void {
+    const registrable = getDomain(listedDomain, { allowPrivateDomains: true }) ?? listedDomain
+    for (const raw of mxHosts) {
+      const host = normaliseHost(raw)
+      if (host === '' || this.#known.has(host) || this.isShared(host)) continue
+      let seen = this.#evidence.get(host)
+      if (seen === undefined) {
+        seen = new Set()
+        this.#evidence.set(host, seen)
+      }
+      seen.add(registrable)
+      if (seen.size >= this.#minEvidence) {
+        this.#known.add(host)
+        this.#evidence.delete(host)
+      }
+    }
+  }
+
+  /** `true` when `host` is a known disposable mail host (see the class description). */
+  isDisposableHost (host: string): boolean {
+    const h = normaliseHost(host)
+    if (this.isShared(h)) return false
+    if (this.#known.has(h)) return true
+    // A host inside a listed domain (mx.mailinator.com, or mailinator.com itself) is that service's.
+    return domainAndParents(h).some((d) => this.#isListed(d))
+  }
+
+  /**
+   * `true` when the MX set of an unlisted domain marks it disposable: at least one host is a
+   * known disposable host and none belongs to a shared platform.
+   */
+  isDisposableMxSet (mxHosts: string[]): boolean {
+    if (mxHosts.length === 0) return false
+    if (mxHosts.some((h) => this.isShared(h))) return false
+    return mxHosts.some((h) => this.isDisposableHost(h))
+  }
+}
