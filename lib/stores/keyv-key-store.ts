@@ -3,6 +3,7 @@ import type Keyv from 'keyv'
 import type { KeyRecord, KeyStore, Logger } from '../types.js'
 import { pickPatch } from './memory-store.js'
 import { byCreation, checkRecord, duplicateKeyError } from './store-args.js'
+import { withTimeout } from './with-timeout.js'
 
 /** Options of {@link KeyvKeyStore}. */
 export interface KeyvKeyStoreOptions {
@@ -12,6 +13,8 @@ export interface KeyvKeyStoreOptions {
   localKeys?: boolean
   /** Namespace reported as `prefix`. Defaults to the Keyv namespace (or its adapter's). */
   prefix?: string
+  /** Longest time one Keyv call may take before it rejects, in ms (`list()` gets ten times this). Defaults to no limit. */
+  timeout?: number
   /** Called by `close()` instead of `keyv.disconnect()`, when the caller owns a shared connection. */
   close?: () => Promise<void>
 }
@@ -35,6 +38,7 @@ export class KeyvKeyStore implements KeyStore {
   readonly prefix: string
   readonly #keyv: Keyv
   readonly #close: (() => Promise<void>) | undefined
+  readonly #timeout: number | undefined
 
   constructor (keyv: Keyv, options: KeyvKeyStoreOptions = {}) {
     if (keyv === null || typeof keyv !== 'object' || typeof keyv.get !== 'function' || typeof keyv.set !== 'function') {
@@ -50,6 +54,7 @@ export class KeyvKeyStore implements KeyStore {
     this.localKeys = options.localKeys ?? false
     this.prefix = options.prefix ?? keyv.namespace ?? (keyv.store as { namespace?: string }).namespace ?? ''
     this.#close = options.close
+    this.#timeout = options.timeout
     const logger = options.logger ?? console
     keyv.on('error', (error: unknown) => {
       logger.error('user-verification: key store error', { prefix: this.prefix, error: error instanceof Error ? error.message : String(error) })
@@ -58,11 +63,11 @@ export class KeyvKeyStore implements KeyStore {
 
   /** Reads once, so an unreachable or unusable backend is refused at start-up rather than on the first request. */
   async init (): Promise<void> {
-    await this.#keyv.get(ID + '__uv_probe__')
+    await this.#bounded(this.#keyv.get(ID + '__uv_probe__'))
   }
 
   async getByHash (hash: string): Promise<KeyRecord | undefined> {
-    const id = await this.#keyv.get<string>(HASH + hash)
+    const id = await this.#bounded(this.#keyv.get<string>(HASH + hash))
     if (typeof id !== 'string') return undefined
     const record = await this.getById(id)
     // An index entry left by an interrupted create or a replaced record must not authorise.
@@ -70,13 +75,13 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async getById (id: string): Promise<KeyRecord | undefined> {
-    const value = await this.#keyv.get<KeyRecord>(ID + id)
+    const value = await this.#bounded(this.#keyv.get<KeyRecord>(ID + id))
     return value === undefined || value === null ? undefined : checkRecord(value)
   }
 
   async create (record: KeyRecord): Promise<void> {
     const r = checkRecord(record)
-    const [idTaken, hashTaken] = await Promise.all([this.#keyv.has(ID + r.id), this.#keyv.has(HASH + r.hash)])
+    const [idTaken, hashTaken] = await this.#bounded(Promise.all([this.#keyv.has(ID + r.id), this.#keyv.has(HASH + r.hash)]))
     if (idTaken) throw duplicateKeyError('id', r.id)
     if (hashTaken) throw duplicateKeyError('hash', r.id)
     // Record first, index second: a crash in between leaves a listed key nobody can use, never
@@ -94,6 +99,10 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async list (): Promise<KeyRecord[]> {
+    return this.#bounded(this.#list(), 10)
+  }
+
+  async #list (): Promise<KeyRecord[]> {
     const iterator = this.#keyv.iterator
     if (iterator === undefined) return []
     const records: KeyRecord[] = []
@@ -110,9 +119,13 @@ export class KeyvKeyStore implements KeyStore {
     else await this.#keyv.disconnect()
   }
 
+  async #bounded<T> (promise: Promise<T>, factor = 1): Promise<T> {
+    return this.#timeout === undefined ? promise : withTimeout(promise, this.#timeout * factor, `the key store (${this.prefix})`)
+  }
+
   async #mustSet (key: string, value: unknown): Promise<void> {
     // Keyv reports some adapter failures as `false` rather than throwing.
-    if (await this.#keyv.set(key, value) === false) {
+    if (await this.#bounded(this.#keyv.set(key, value)) === false) {
       throw new Error(`user-verification: the key store did not accept a write (${this.prefix}). Check that the store is reachable and writable.`)
     }
   }

@@ -1,7 +1,7 @@
 // Opens the key and quota stores named by a store URL, and checks user-supplied stores at the door.
 import { KeyvSqlite } from '@keyv/sqlite'
-import KeyvRedis from '@keyv/redis'
-import { createClient } from '@redis/client'
+// @keyv/redis re-exports its own @redis/client, so the client we build is the version it was made for.
+import KeyvRedis, { createClient } from '@keyv/redis'
 import Keyv from 'keyv'
 import pg from 'pg'
 import type { KeyStore, Logger, QuotaStore, Stores } from '../types.js'
@@ -11,6 +11,7 @@ import { MemoryKeyStore, MemoryQuotaStore } from './memory-store.js'
 import { PostgresQuotaStore } from './postgres-quota-store.js'
 import { RedisQuotaStore } from './redis-quota-store.js'
 import { SqliteQuotaStore } from './sqlite-quota-store.js'
+import { withTimeout } from './with-timeout.js'
 
 /** Options of {@link openStores}. */
 export interface OpenStoresOptions {
@@ -103,6 +104,8 @@ async function openRedis (url: string, namespace: string, logger: Logger, connec
       reconnectStrategy: (retries: number, cause: Error) => ready ? Math.min(50 * 2 ** retries, 1000) : cause
     }
   })
+  // destroy() throws on a client that already closed itself (e.g. after a refused connect).
+  const destroy = (): void => { if (client.isOpen) client.destroy() }
   const log = throttled(logger)
   client.on('error', (error: Error) => { log('error', `user-verification: Redis store error (${where}): ${error.message}`) })
   client.on('ready', () => {
@@ -112,10 +115,12 @@ async function openRedis (url: string, namespace: string, logger: Logger, connec
   try {
     await client.connect()
   } catch (error) {
-    client.destroy()
+    destroy()
     throw new Error(`user-verification: cannot reach the Redis store at ${where}: ${(error as Error).message}. Check the URL and that Redis is running, or use sqlite:// for a single machine.`, { cause: error })
   }
-  const sendCommand = async (args: string[]): Promise<unknown> => client.sendCommand(args)
+  // node-redis's own command timeout stops counting once a command is written, so a hung (not
+  // disconnected) server would hang the request: bound the whole round trip ourselves.
+  const sendCommand = async (args: string[]): Promise<unknown> => withTimeout(client.sendCommand(args), commandTimeout, `Redis (${where})`)
   const quota = new RedisQuotaStore({ sendCommand, prefix: namespace, logger })
   const adapter = new KeyvRedis(client as never, { namespace: `${namespace}-keys`, throwOnErrors: true, throwOnConnectError: true })
   const keyv = new Keyv(adapter, { namespace: `${namespace}-keys`, useKeyPrefix: false, throwOnErrors: true })
@@ -123,14 +128,15 @@ async function openRedis (url: string, namespace: string, logger: Logger, connec
   const close = async (): Promise<void> => {
     if (closed) return
     closed = true
-    if (client.isOpen) await client.close().catch(() => client.destroy())
+    // close() waits for pending replies (QUIT); a hung server must not hang shutdown.
+    if (client.isOpen) await withTimeout(client.close(), commandTimeout, `Redis (${where})`).catch(destroy)
   }
-  const keys = new KeyvKeyStore(keyv, { logger, prefix: namespace, close })
+  const keys = new KeyvKeyStore(keyv, { logger, prefix: namespace, close, timeout: commandTimeout })
   try {
     await quota.init()
     await keys.init()
   } catch (error) {
-    client.destroy()
+    destroy()
     throw new Error(`user-verification: the Redis store at ${where} is not usable: ${(error as Error).message}. Check the URL, ACL permissions (EVAL, EVALSHA, GET, SET, SCAN, MGET, EXISTS) and that Redis is >= 7.`, { cause: error })
   }
   return { keys, quota, close }
@@ -163,7 +169,7 @@ async function openPostgres (url: string, namespace: string, logger: Logger, con
     await quota.init()
     const adapter = new PooledKeyvPostgres(pool, { table: `${namespace}_keys`, iterationLimit: 1000 })
     const keyv = new Keyv({ store: adapter, namespace: `${namespace}-keys`, throwOnErrors: true })
-    const keys = new KeyvKeyStore(keyv, { logger, prefix: namespace, close })
+    const keys = new KeyvKeyStore(keyv, { logger, prefix: namespace, close, timeout: commandTimeout + 1000 })
     await keys.init()
     return { keys, quota, close: async () => { await quota.close(); await close() } }
   } catch (error) {

@@ -1,0 +1,136 @@
+// Redis stores: the shared contract on UV_TEST_REDIS_URL, plus expiry, refusal and outage/recovery on a private redis-server.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { createClient } from '@keyv/redis'
+import t from 'tap'
+import { openStores } from '../../lib/stores/open-stores.js'
+import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+
+const url = process.env.UV_TEST_REDIS_URL
+const skip = url === undefined || url === '' ? 'UV_TEST_REDIS_URL is not set: set it (e.g. redis://127.0.0.1:6379) to run the Redis store tests' : false
+const quiet = { warn () {}, error () {}, info () {} }
+
+/** Deletes every key of the namespaces this file created; never flushes the shared server. */
+const namespaces: string[] = []
+async function cleanup (): Promise<void> {
+  if (namespaces.length === 0 || url === undefined) return
+  const client = createClient({ url })
+  await client.connect()
+  for (const ns of namespaces) {
+    for (const pattern of [`${ns}-keys::*`, `${ns}-quota:*`]) {
+      for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 500 })) {
+        if (keys.length > 0) await client.unlink(keys)
+      }
+    }
+  }
+  await client.close()
+}
+
+t.test('Redis store contract', { skip }, async (t) => {
+  t.teardown(cleanup)
+  storeContract(t, async () => {
+    const namespace = uniqueNamespace()
+    namespaces.push(namespace)
+    return openStores(url!, { namespace, logger: quiet })
+  })
+})
+
+t.test('usage keys expire at the period end; records live under the namespace', { skip }, async (t) => {
+  t.teardown(cleanup)
+  const namespace = uniqueNamespace()
+  namespaces.push(namespace)
+  const stores = await openStores(url!, { namespace, logger: quiet })
+  t.teardown(() => stores.close())
+  t.equal(stores.quota.localKeys, false)
+  t.equal(stores.keys.localKeys, false)
+  const expiresAt = Date.now() + 3_600_000
+  await stores.quota.consume('key_ttl', '2031-05', 1, 5, expiresAt)
+  const record = makeRecord()
+  await stores.keys.create(record)
+  const client = createClient({ url: url! })
+  await client.connect()
+  t.teardown(() => client.close())
+  t.equal(Number(await client.sendCommand(['PEXPIRETIME', `${namespace}-quota:key_ttl:2031-05`])), expiresAt)
+  t.ok(await client.exists(`${namespace}-keys::id:${record.id}`), 'record key')
+  t.ok(await client.exists(`${namespace}-keys::hash:${record.hash}`), 'hash index key')
+  await stores.quota.refund('key_ttl', '2031-05', 1)
+  t.equal(Number(await client.sendCommand(['PEXPIRETIME', `${namespace}-quota:key_ttl:2031-05`])), expiresAt, 'refund keeps the expiry')
+})
+
+t.test('an unreachable Redis is refused quickly with a clear error', async (t) => {
+  const port = await freePort()
+  const started = Date.now()
+  await t.rejects(openStores(`redis://127.0.0.1:${port}`, { logger: quiet }), /user-verification: cannot reach the Redis store at redis:\/\/127\.0\.0\.1:\d+/)
+  t.ok(Date.now() - started < 3000, 'within 3 s')
+  await t.rejects(openStores('redis://user:secret@127.0.0.1:' + port, { logger: quiet }), { message: /^(?!.*secret)/ }, 'the password never appears in the message')
+})
+
+const haveRedisServer = spawnSync('redis-server', ['--version']).status === 0
+
+t.test('outage: commands reject fast while Redis is down or hung, and recover by themselves', { skip: haveRedisServer ? false : 'redis-server is not installed: the private-server outage test needs it' }, async (t) => {
+  const port = await freePort()
+  let server = startRedis(port)
+  t.teardown(() => { server.kill('SIGKILL') })
+  await waitForRedis(port)
+  const stores = await openStores(`redis://127.0.0.1:${port}`, { logger: quiet, commandTimeout: 300, namespace: 'outage' })
+  t.teardown(() => stores.close())
+  const expiresAt = Date.now() + 60_000
+  t.same(await stores.quota.consume('key_o', 'p', 1, 100, expiresAt), { granted: true, used: 1 })
+
+  server.kill('SIGSTOP')
+  let started = Date.now()
+  await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a hung server: the command times out')
+  t.ok(Date.now() - started < 1500, `rejected after ${Date.now() - started} ms (command timeout 300 ms)`)
+  server.kill('SIGCONT')
+  server.kill('SIGKILL')
+  await new Promise((resolve) => server.once('exit', resolve))
+
+  started = Date.now()
+  await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a stopped server')
+  await t.rejects(stores.keys.getByHash(makeRecord().hash), 'key lookups reject too, never "no such key"')
+  t.ok(Date.now() - started < 1000, `both rejected after ${Date.now() - started} ms`)
+
+  server = startRedis(port)
+  await waitForRedis(port)
+  started = Date.now()
+  let result
+  while (Date.now() - started < 5000) {
+    try {
+      result = await stores.quota.consume('key_o', 'p', 1, 100, expiresAt)
+      break
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  // The restarted server is empty (no persistence) and has no scripts: NOSCRIPT → EVAL.
+  t.same(result, { granted: true, used: 1 }, `recovered ${Date.now() - started} ms after the restart`)
+})
+
+function startRedis (port: number): ChildProcess {
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+}
+
+async function waitForRedis (port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } })
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      await client.close()
+      return
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  throw new Error(`redis-server on port ${port} did not start`)
+}
+
+async function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
+    })
+  })
+}
