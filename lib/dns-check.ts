@@ -57,11 +57,12 @@ export interface DnsChecker {
 
 type Attempt<T> = { kind: 'ok', value: T } | { kind: 'nodata' } | { kind: 'nxdomain' } | { kind: 'error', reason: DnsReason }
 
+// IPv4-mapped IPv6 (::ffff:0:0/96) is unwrapped in isGlobalAddress: BlockList would match it against every IPv4 address.
 const NON_GLOBAL = new BlockList()
 for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
   ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) NON_GLOBAL.addSubnet(net, prefix, 'ipv4')
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
+for (const [net, prefix] of [['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
   ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) NON_GLOBAL.addSubnet(net, prefix, 'ipv6')
 
 /** `true` for a globally routable unicast address (RFC 6890 special-purpose ranges excluded). */

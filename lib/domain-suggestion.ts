@@ -49,10 +49,10 @@ function distance (a: string, b: string, max: number): number {
   return prev[b.length]!
 }
 
-// Names of popular providers are short words: allow one edit below 8 letters, two from 8 on,
+// Names of popular providers are short words: allow one edit below 8 letters (typed and known), two from 8 on,
 // and for names of <= 4 letters only a swap of neighbours (lvie → live; love.com stays love.com).
-function allowedEdits (name: string): number {
-  return name.length >= 8 ? 2 : 1
+function allowedEdits (typed: string, name: string): number {
+  return Math.min(typed.length, name.length) >= 8 ? 2 : 1
 }
 
 function isSwap (a: string, b: string): boolean {
@@ -90,8 +90,8 @@ export function suggestDomain (domain: string): string | null {
     let nameCost: number
     if (typed.name === p.name) nameCost = 0
     else if (p.name.length <= 4) nameCost = isSwap(typed.name, p.name) ? 1 : Infinity
-    else nameCost = distance(typed.name, p.name, allowedEdits(p.name))
-    if (nameCost > allowedEdits(p.name)) continue
+    else nameCost = distance(typed.name, p.name, allowedEdits(typed.name, p.name))
+    if (nameCost > allowedEdits(typed.name, p.name)) continue
     const score = nameCost + suffixCost
     if (score === 0) return null
     if (score < bestScore) { best = p.domain; bestScore = score; tie = false } else if (score === bestScore) tie = true
