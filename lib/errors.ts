@@ -19,7 +19,7 @@ export type ErrorCode = keyof typeof errorCodes
 export class UserVerificationError extends Error {
   readonly code: ErrorCode
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(`user-verification: ${message}`, options)
+    super(message.startsWith('user-verification: ') ? message : `user-verification: ${message}`, options)
     this.name = 'UserVerificationError'
     this.code = code
   }

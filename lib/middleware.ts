@@ -54,7 +54,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const config = resolveOptions(options)
   const { logger, plans, now, retryAfter } = config
   const verifier = createVerifier({ ...emailOptionsOf(config), emailVerifier: config.emailVerifier, nameVerifier: config.nameVerifier })
-  if (verifier.nameModelError) logger.error(`user-verification: ERR_UV_MODEL_LOAD ${verifier.nameModelError.message}`)
+  if (verifier.nameModelError) logger.error(verifier.nameModelError.message, { code: 'ERR_UV_MODEL_LOAD' })
 
   const metrics: MiddlewareMetrics = { responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
   const stores = storeOpener(config)
@@ -178,7 +178,8 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
 
 function emailOptionsOf(config: Configuration) {
   const { dnsServers, resolver, dnsTimeout, dnsTries, dnsCache, disposable, learnMx, now } = config
-  return { dnsServers, resolver, dnsTimeout, dnsTries, dnsCache, disposable, learnMx, now }
+  const all = { dnsServers, resolver, dnsTimeout, dnsTries, dnsCache, disposable, learnMx, now }
+  return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined)) as Partial<typeof all>
 }
 
 /** Opens the configured stores once; after a failure, the next request tries again (at most once a second). */

@@ -17,7 +17,7 @@ export function createApp(middleware: UserVerificationMiddleware, logger: Requir
     const start = process.hrtime.bigint()
     res.once('finish', () => {
       // The path only: a query string could carry personal data.
-      logger.info('request', { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 })
+      logger.info('request', { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 })
     })
     next()
   })

@@ -6,7 +6,10 @@ import { runKeyCommand, runUsageCommand } from './key-commands.js'
 
 const usage = `Usage:
   user-verification serve [--port 8080] [--host 127.0.0.1] [--store URL] [--dns-servers ip[:port],...]
-                          [--workers N] [--no-demo-key] [--dns-timeout MS] [--quiet]
+                          [--workers N] [--no-demo-key] [--quiet]
+                          [--dns-timeout MS] [--dns-tries N] [--dns-cache-size N]
+                          [--body-limit BYTES] [--max-in-flight N] [--max-event-loop-delay MS]
+                          [--headers-timeout MS] [--request-timeout MS]
   user-verification keys create --plan free|basic|pro [--label TEXT] [--store URL] [--json]
   user-verification keys list [--store URL] [--json]
   user-verification keys revoke <id> [--store URL] [--json]
@@ -39,6 +42,13 @@ async function main(argv: string[]): Promise<void> {
       store: { type: 'string' },
       'dns-servers': { type: 'string' },
       'dns-timeout': { type: 'string' },
+      'dns-tries': { type: 'string' },
+      'dns-cache-size': { type: 'string' },
+      'body-limit': { type: 'string' },
+      'max-in-flight': { type: 'string' },
+      'max-event-loop-delay': { type: 'string' },
+      'headers-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
       workers: { type: 'string' },
       'no-demo-key': { type: 'boolean' },
       quiet: { type: 'boolean' },
@@ -56,7 +66,11 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve': {
       const dnsServers = (values['dns-servers'] ?? process.env.UV_DNS_SERVERS)?.split(',').map((s) => s.trim()).filter(Boolean)
-      const dnsTimeout = values['dns-timeout'] === undefined ? undefined : integer('dns-timeout', values['dns-timeout'], 3000, 1)
+      const optional = (name: keyof typeof values, min: number) => {
+        const text = values[name]
+        return typeof text === 'string' ? integer(name, text, 0, min) : undefined
+      }
+      const dnsCacheSize = optional('dns-cache-size', 1)
       await serve({
         port: integer('port', values.port ?? process.env.PORT, 8080, 0),
         host: values.host ?? process.env.HOST ?? '127.0.0.1',
@@ -64,8 +78,15 @@ async function main(argv: string[]): Promise<void> {
         demoKey: !values['no-demo-key'],
         workers: integer('workers', values.workers, 1, 1),
         quiet: values.quiet ?? false,
-        ...(dnsServers && dnsServers.length > 0 ? { dnsServers } : {}),
-        ...(dnsTimeout === undefined ? {} : { dnsTimeout }),
+        dnsServers: dnsServers && dnsServers.length > 0 ? dnsServers : undefined,
+        dnsTimeout: optional('dns-timeout', 1),
+        dnsTries: optional('dns-tries', 1),
+        dnsCache: dnsCacheSize === undefined ? undefined : { max: dnsCacheSize },
+        bodyLimit: optional('body-limit', 64),
+        maxInFlight: optional('max-in-flight', 0),
+        maxEventLoopDelay: optional('max-event-loop-delay', 0),
+        headersTimeout: optional('headers-timeout', 1) ?? 10_000,
+        requestTimeout: optional('request-timeout', 1) ?? 30_000,
       })
       return
     }

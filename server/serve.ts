@@ -18,6 +18,10 @@ export interface ServeSettings extends EmailVerifierOptions {
   maxEventLoopDelay?: number
   /** Leave out the per-request log lines. */
   quiet: boolean
+  /** Time a client has to send the request headers, in ms. */
+  headersTimeout: number
+  /** Time a client has to send the whole request, in ms. */
+  requestTimeout: number
 }
 
 /** Human messages (URL, demo key) go to stderr so the JSON log stream on stdout never holds a key. */
@@ -55,7 +59,7 @@ export async function serve(settings: ServeSettings): Promise<void> {
 
   const stores = await openOrExit(settings.store, logger)
   if (settings.demoKey && cluster.isPrimary) await ensureDemoKey(stores)
-  const { port, host, store: _store, demoKey: _demo, workers: _workers, quiet: _quiet, ...options } = settings
+  const { port, host, store: _store, demoKey: _demo, workers: _workers, quiet: _quiet, headersTimeout, requestTimeout, ...options } = settings
   const middleware = userVerification({ ...options, store: stores, logger })
   await middleware.ready
   const app = createApp(middleware, logger)
@@ -68,9 +72,9 @@ export async function serve(settings: ServeSettings): Promise<void> {
     process.exit(1)
   })
   // Slow clients must not hold sockets open: bounded header and whole-request times.
-  server.headersTimeout = 10_000
-  server.requestTimeout = 30_000
-  server.keepAliveTimeout = 5_000
+  server.headersTimeout = headersTimeout
+  server.requestTimeout = requestTimeout
+  server.keepAliveTimeout = Math.min(5_000, headersTimeout)
 
   const address = server.address() as AddressInfo
   if (cluster.isPrimary) say(`user-verification listening on http://${formatHost(address.address)}:${address.port}${apiPath}`)

@@ -76,6 +76,7 @@ t.test('mistakes: clear messages and exit codes', async (t) => {
 t.test('serve prints its URL and a working demo key once; SIGTERM exits 0', async (t) => {
   const store = freshStore()
   const server = await startServe(['--store', store, '--dns-servers', dns.server])
+  t.teardown(() => server.stop('SIGKILL'))
   t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/)
   t.ok(server.demoKey, 'a demo key is printed')
   const reply = await post(server.url, server.demoKey!)
@@ -97,9 +98,11 @@ t.test('serve prints its URL and a working demo key once; SIGTERM exits 0', asyn
   t.ok(server.stdout().split('\n').filter(Boolean).every((line) => JSON.parse(line).msg !== undefined), 'logs are JSON lines')
 
   const again = await startServe(['--store', store, '--dns-servers', dns.server])
+  t.teardown(() => again.stop('SIGKILL'))
   t.equal(again.demoKey, undefined, 'no second demo key on a store that has keys')
   t.equal(await again.stop('SIGINT'), 0)
   const none = await startServe(['--store', freshStore(), '--no-demo-key'])
+  t.teardown(() => none.stop('SIGKILL'))
   t.equal(none.demoKey, undefined)
   await none.stop()
 })
@@ -107,6 +110,7 @@ t.test('serve prints its URL and a working demo key once; SIGTERM exits 0', asyn
 t.test('kill -9 right after a 200: the units are still counted after restart', async (t) => {
   const store = freshStore()
   const server = await startServe(['--store', store, '--dns-servers', dns.server, '--quiet'])
+  t.teardown(() => server.stop('SIGKILL'))
   const reply = await post(server.url, server.demoKey!)
   t.equal(reply.status, 200)
   await server.stop('SIGKILL')
@@ -117,6 +121,7 @@ t.test('kill -9 right after a 200: the units are still counted after restart', a
 t.test('env variables configure serve', async (t) => {
   const store = freshStore()
   const server = await startServe(['--no-demo-key'], { UV_STORE: store, HOST: '127.0.0.1', UV_DNS_SERVERS: dns.server })
+  t.teardown(() => server.stop('SIGKILL'))
   const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json'], { UV_STORE: store })).stdout)
   const reply = await post(server.url, created.key)
   t.equal(reply.status, 200)

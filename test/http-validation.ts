@@ -38,7 +38,7 @@ t.test('body absent or empty: missing body', async (t) => {
 })
 
 t.test('body not JSON: json_invalid with the character offset', async (t) => {
-  const cases: Array<[string, number]> = [['{"model": "user_verification",}', 31], ['{', 1], ['model=user_verification', 0], ['{"model" "x"}', 9], ['  [1, 2', 7]]
+  const cases: Array<[string, number]> = [['{"model": "user_verification",}', 30], ['{', 1], ['model=user_verification', 0], ['{"model" "x"}', 9], ['  [1, 2', 7]]
   for (const [body, offset] of cases) {
     const reply = await api.post(body, { token: key })
     t.equal(reply.status, 422, body)

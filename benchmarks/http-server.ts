@@ -1,0 +1,30 @@
+// Child process of http.bench.ts: serves either a bare Express JSON echo or the full endpoint.
+import { mkdtempSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import express from 'express'
+import { issueKey, openStores, userVerification } from '../lib/index.js'
+import { startDnsServer } from '../test/fixtures/dns-server.js'
+import { testZone } from '../test/fixtures/test-verifiers.js'
+
+const mode = process.argv[2]
+const app = express()
+let key = ''
+if (mode === 'echo') {
+  app.post('/', express.json(), (req, res) => {
+    res.json(req.body)
+  })
+} else {
+  const dns = await startDnsServer(structuredClone(testZone))
+  const store = `sqlite://${join(mkdtempSync(join(tmpdir(), 'uv-bench-')), 'bench.sqlite')}`
+  const stores = await openStores(store)
+  // A plan large enough that the run measures verification, not 402s.
+  key = (await issueKey(stores.keys, 'bench')).key
+  const middleware = userVerification({ store: stores, plans: { bench: 1e9 }, dnsServers: [dns.server], logger: { warn() {}, error() {} } })
+  await middleware.ready
+  app.use('/', middleware)
+}
+const server = app.listen(0, '127.0.0.1', () => {
+  process.send?.({ port: (server.address() as AddressInfo).port, key })
+})

@@ -1,0 +1,50 @@
+// Throughput and latency of the full endpoint (3 fields, warm DNS cache, SQLite store) vs a bare Express JSON echo.
+import { fork, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { cpus } from 'node:os'
+import autocannon from 'autocannon'
+
+const duration = Number(process.env.BENCH_SECONDS ?? 10)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const connections = 32
+const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@acme-mail.com', firstname: 'Jane', lastname: 'Doe' })
+
+async function start(mode: string): Promise<{ child: ChildProcess; port: number; key: string }> {
+  const child = fork(new URL('./http-server.ts', import.meta.url), [mode], { execArgv: ['--import', 'tsx'] })
+  const [message] = (await once(child, 'message')) as [{ port: number; key: string }]
+  return { child, ...message }
+}
+
+async function measure(mode: string) {
+  const { child, port, key } = await start(mode)
+  const url = `http://127.0.0.1:${port}/`
+  const headers = { 'content-type': 'application/json', 'x-api-token': key }
+  // Warm-up: fills the DNS cache and JIT-compiles the hot path.
+  await autocannon({ url, method: 'POST', headers, body, connections: 8, duration: 2 })
+  const result = await autocannon({ url, method: 'POST', headers, body, connections, duration })
+  child.kill()
+  const non2xx = result.non2xx + result.errors + result.timeouts
+  return { mode, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx, total: result.requests.total }
+}
+
+const rows = []
+for (let round = 1; round <= rounds; round++) {
+  const echo = await measure('echo')
+  const full = await measure('full')
+  rows.push({ round, echo, full, ratio: full.rps / echo.rps })
+}
+
+console.log(`# HTTP throughput (${new Date().toISOString()}, ${cpus().length} cores, ${cpus()[0]?.model}, node ${process.version})`)
+console.log(`autocannon, ${connections} connections, ${duration} s per run after a 2 s warm-up; each server in its own process.\n`)
+console.log('| round | echo req/s | echo p99 ms | endpoint req/s | endpoint p50 ms | endpoint p99 ms | endpoint non-2xx | ratio |')
+console.log('|---|---|---|---|---|---|---|---|')
+for (const { round, echo, full, ratio } of rows) {
+  console.log(`| ${round} | ${echo.rps.toFixed(0)} | ${echo.p99} | ${full.rps.toFixed(0)} | ${full.p50} | ${full.p99} | ${full.non2xx} | ${(ratio * 100).toFixed(1)}% |`)
+}
+const median = rows.map((r) => r.ratio).sort((a, b) => a - b)[Math.floor(rows.length / 2)] ?? 0
+console.log(`\nEndpoint throughput as a share of the bare echo: ${(median * 100).toFixed(1)}% (target >= 50%).`)
+if (rows.some((r) => r.full.non2xx > 0)) {
+  console.log('FAIL: the endpoint answered non-2xx during the run')
+  process.exitCode = 1
+}
+if (median < 0.5) process.exitCode = 1

@@ -1,0 +1,16 @@
+// An existing Express 5 app that mounts the verification API at /api/v1 on the default SQLite store.
+// Run: npx tsx examples/express-app.ts, then create a key with `npx user-verification keys create --plan free`.
+import express from 'express'
+import { userVerification } from 'user-verification'
+
+const app = express()
+app.use(express.json()) // optional: the middleware reads the body itself when no parser ran
+const verification = userVerification({ store: 'sqlite://./user-verification.sqlite' })
+app.use('/api/v1', verification)
+app.get('/', (_req, res) => {
+  res.send('POST /api/v1 with an X-API-Token header')
+})
+
+await verification.ready
+const server = app.listen(3000, () => console.log('listening on http://localhost:3000/api/v1'))
+process.on('SIGTERM', () => server.close(() => void verification.close()))
