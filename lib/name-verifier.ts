@@ -1,0 +1,71 @@
+// Loads the committed name model once and classifies names as real (LABEL_1) or junk (LABEL_0).
+import { readFileSync } from 'node:fs'
+import { FEATURE_COUNT, extractFeatures, prepare } from './name-features.js'
+import { calibrate, compileModel, forward, standardise, type CompiledNameModel } from './name-model.js'
+import type { NamePrediction, NameVerifier } from './types.js'
+
+/** Where the committed model lives, next to this module in source and in dist. */
+export const DEFAULT_NAME_MODEL_URL = new URL('./data/name-model.json', import.meta.url)
+
+/** A {@link NameVerifier} that also exposes the calibrated probability of a real name. */
+export interface NameModelVerifier extends NameVerifier {
+  /** Calibrated probability that the trimmed value is a real name, in [0, 1]. */
+  probability(value: string): number
+}
+
+/**
+ * Builds a verifier from an already parsed model file (see lib/name-model.ts for the layout).
+ * Throws an Error naming the problem when the file does not check out.
+ */
+export function nameVerifierFromModel (file: unknown, where = 'model'): NameModelVerifier {
+  const model: CompiledNameModel = compileModel(file, where)
+  const x = new Float64Array(FEATURE_COUNT)
+  const a = new Float64Array(model.width)
+  const b = new Float64Array(model.width)
+  const probabilityOf = (value: string): number => {
+    const p = prepare(value)
+    if (p.value.length === 0) return 0
+    extractFeatures(p, model.ctx, x)
+    standardise(model, x)
+    return calibrate(model, forward(model, x, a, b))
+  }
+  return {
+    probability (value: string): number {
+      return probabilityOf(typeof value === 'string' ? value : String(value))
+    },
+    predict (value: string): NamePrediction {
+      const s = typeof value === 'string' ? value : String(value)
+      const prob = probabilityOf(s)
+      const real = prob >= model.threshold
+      const conf = real ? prob : 1 - prob
+      // The contract promises >= 0.5 even where the threshold is not 0.5.
+      return {
+        value: s.trim(),
+        prediction: real ? 'LABEL_1' : 'LABEL_0',
+        confidence: Math.max(0.5, Math.round(conf * 10_000) / 10_000),
+      }
+    },
+  }
+}
+
+/**
+ * Loads and verifies the name model. `source` is a file URL or path; defaults to the committed
+ * `lib/data/name-model.json`. Throws an Error with a clear message when the file is missing,
+ * is not JSON, has another format/version, or fails its SHA-256 checksum.
+ */
+export function loadNameModel (source: URL | string = DEFAULT_NAME_MODEL_URL): NameModelVerifier {
+  const where = typeof source === 'string' ? source : source.pathname
+  let text: string
+  try {
+    text = readFileSync(source, 'utf8')
+  } catch (err) {
+    throw new Error(`user-verification: name model ${where} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}); run \`npm run train\` or reinstall the package`)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new Error(`user-verification: name model ${where} is not valid JSON (corrupt file)`)
+  }
+  return nameVerifierFromModel(parsed, where)
+}

