@@ -59,7 +59,8 @@ const knownKeys: Record<keyof Options, true> = {
 export function optionError(kind: 'type' | 'range', option: string, expectation: string, got: unknown, fix = ''): Error {
   const shown = typeof got === 'function' ? 'a function' : JSON.stringify(got) ?? String(got)
   const message = `user-verification: \`${option}\` must be ${expectation}, got ${shown}.${fix ? ' ' + fix : ''}`
-  return kind === 'type' ? new TypeError(message) : new RangeError(message)
+  const error = kind === 'type' ? new TypeError(message) : new RangeError(message)
+  return Object.assign(error, { code: 'ERR_UV_OPTIONS' as const })
 }
 
 function wholeNumber(option: string, value: unknown, min: number): number {
@@ -95,6 +96,9 @@ export function resolveOptions(input: Readonly<Partial<Options>> | undefined): C
   if (typeof config.now !== 'function') throw optionError('type', 'now', 'a function returning ms since the epoch', config.now)
   if (typeof logger.warn !== 'function' || typeof logger.error !== 'function') {
     throw optionError('type', 'logger', 'an object with warn() and error()', Object.keys(logger))
+  }
+  if (typeof config.dnsTimeout === 'number' && config.dnsTimeout < 200) {
+    logger.warn(`user-verification: WRN_UV_DNS_TIMEOUT dnsTimeout is ${config.dnsTimeout} ms; most real lookups will answer Unknown`)
   }
   if (config.emailVerifier !== undefined && typeof config.emailVerifier.verify !== 'function') {
     throw optionError('type', 'emailVerifier', 'an object with verify(address)', Object.keys(config.emailVerifier))
