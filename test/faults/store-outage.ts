@@ -1,0 +1,87 @@
+// Fault: the Redis/PostgreSQL store stops mid-load and comes back; the outage gets fast 503s, no unit is lost or taken without a 200.
+import t, { type Test } from 'tap'
+import { startDnsServer } from '../fixtures/dns-server.js'
+import { byStatus, createKey, grantedUnits, mixedBodies, percentile, runLoad, shoot, usageOf } from '../fixtures/load.js'
+import { startPrivatePostgres } from '../fixtures/private-postgres.js'
+import { postgresSkipReason, redisSkipReason, startPrivateRedis } from '../fixtures/private-redis.js'
+import { startServe } from '../fixtures/spawn-cli.js'
+import { testZone } from '../fixtures/test-verifiers.js'
+
+const dns = await startDnsServer(structuredClone(testZone))
+t.teardown(() => dns.close())
+
+interface Outage {
+  store: string
+  /** Takes the store away; resolves when it is gone. */
+  down(): Promise<void>
+  /** Brings it back; resolves when it accepts connections. */
+  up(): Promise<void>
+}
+
+const uncertainConsume = 'a consume that the store applied while its reply was lost (connection closed by the stopping store) answers 503 and keeps its units; needs consume with an operation id plus a compensating refund once the store is back (stores engineer + lead)'
+
+/** Runs load on two instances, takes the store down for ~2 s in the middle, and checks every answer and the books. */
+async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promise<void> {
+  const args = ['--store', fault.store, '--dns-servers', dns.server, '--dns-timeout', '1000', '--no-demo-key', '--quiet']
+  const servers = await Promise.all([startServe(args), startServe(args)])
+  t.teardown(() => Promise.all(servers.map((s) => s.stop('SIGKILL'))))
+  const pro = await createKey(fault.store, 'pro')
+
+  let downAt = 0
+  let upAt = 0
+  const load = runLoad({ url: (i) => servers[i % 2]!.url, token: pro.key, bodies: mixedBodies, concurrency: 8, maxRequests: 20_000, durationMs: 1500 + outageMs + 2500, timeoutMs: 15_000 })
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  downAt = performance.now()
+  await fault.down()
+  await new Promise((resolve) => setTimeout(resolve, outageMs))
+  await fault.up()
+  upAt = performance.now()
+  const shots = await load
+
+  const counts = byStatus(shots)
+  t.comment(`answers: ${JSON.stringify(counts)}; store down for ${Math.round(upAt - downAt)} ms; latency of 200s p50 ${percentile(shots.filter((s) => s.status === 200).map((s) => s.ms), 50).toFixed(0)} ms, max ${Math.max(...shots.map((s) => s.ms)).toFixed(0)} ms`)
+  t.notOk(counts[500], 'never a 500')
+  t.notOk(counts[0], 'never a hang or a dropped connection (client timeout 15 s)')
+  t.ok(Object.keys(counts).every((status) => status === '200' || status === '503'), 'only 200 and 503 answers')
+  const unavailable = shots.filter((s) => s.status === 503)
+  t.ok(unavailable.length > 0, 'the outage really hit requests')
+  t.ok(unavailable.every((s) => s.detail === 'Tool service unavailable' && s.retryAfter !== null && Number(s.retryAfter) > 0), '503s say Tool service unavailable with Retry-After')
+  const slowest = Math.max(...shots.map((s) => s.ms))
+  t.ok(slowest < 3500, `no request waits past the store's 2 s command timeout (+1.5 s): slowest ${slowest.toFixed(0)} ms, 503 p99 ${percentile(unavailable.map((s) => s.ms), 99).toFixed(0)} ms`)
+  t.ok(shots.some((s) => s.status === 200 && s.start > upAt), 'service resumed by itself while the load was still running')
+  const outside = shots.filter((s) => s.start + s.ms < downAt || s.start > upAt + 1000)
+  t.ok(outside.every((s) => s.status === 200), `before the outage, and from 1 s after the store returned, every answer is 200 (${outside.length} requests)`)
+
+  // A unit counts only with its 200. Nothing acknowledged may be lost (hard); nothing unacknowledged may be kept
+  // (exact equality) is known to fail now and then: a consume that ran while its reply was lost to the outage.
+  const units = grantedUnits(shots)
+  const used = await usageOf(fault.store, pro.id)
+  t.ok(used >= units, `nothing acknowledged is lost: usage ${used} >= ${units}, the request_count of the ${counts[200]} 200s`)
+  t.ok(used <= units + 8 * 3, 'and at most the requests in flight when the store went away are counted on top')
+  t.equal(used, units, `recorded usage (${used}) equals the request_count of the 200s (${units}) exactly`, used === units ? {} : { todo: uncertainConsume })
+  const after = await shoot(servers[0]!.url, pro.key, mixedBodies[0]!)
+  t.equal(after.status, 200, 'and a request after the load succeeds')
+}
+
+t.test('Redis stopped (SIGTERM) mid-load and restarted', { skip: redisSkipReason() }, async (t) => {
+  // AOF on, fsync always: keys and usage must survive the restart for the books to balance.
+  const redis = await startPrivateRedis({ appendfsync: 'always' })
+  t.teardown(() => redis.close())
+  await outageUnderLoad(t, { store: redis.url, down: () => redis.stop('SIGTERM'), up: () => redis.start() }, 2000)
+})
+
+// @redis/client drops a command's timeout once the command is written to the socket, so `commandTimeout`
+// (lib/stores/open-stores.ts) does not bound a Redis that holds the connection open and never answers.
+const hungRedis = 'requests wait for as long as Redis is frozen: @redis/client clears commandOptions.timeout once a command is written; the store needs its own deadline around sendCommand (stores engineer)'
+t.test('Redis frozen (SIGSTOP) mid-load and resumed: a hung store, not a refused one', { skip: redisSkipReason(), todo: redisSkipReason() ? undefined : hungRedis }, async (t) => {
+  const redis = await startPrivateRedis({ appendfsync: 'always' })
+  t.teardown(() => redis.close())
+  await outageUnderLoad(t, { store: redis.url, down: async () => redis.pause(), up: async () => redis.resume() }, 5000)
+})
+
+t.test('PostgreSQL stopped (pg_ctl -m fast) mid-load and restarted', { skip: postgresSkipReason() }, async (t) => {
+  const pg = await startPrivatePostgres()
+  t.teardown(() => pg.close())
+  await outageUnderLoad(t, { store: pg.url, down: () => pg.stop('fast'), up: () => pg.start() }, 2000)
+})
+
