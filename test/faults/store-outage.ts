@@ -21,7 +21,7 @@ interface Outage {
 const uncertainConsume = 'a consume that the store applied while its reply was lost (connection closed by the stopping store) answers 503 and keeps its units; needs consume with an operation id plus a compensating refund once the store is back (stores engineer + lead)'
 
 /** Runs load on two instances, takes the store down for ~2 s in the middle, and checks every answer and the books. */
-async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promise<void> {
+async function outageUnderLoad(t: Test, fault: Outage, outageMs: number, knownHang?: string): Promise<void> {
   const args = ['--store', fault.store, '--dns-servers', dns.server, '--dns-timeout', '1000', '--no-demo-key', '--quiet']
   const servers = await Promise.all([startServe(args), startServe(args)])
   t.teardown(() => Promise.all(servers.map((s) => s.stop('SIGKILL'))))
@@ -29,8 +29,8 @@ async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promis
 
   let downAt = 0
   let upAt = 0
-  const load = runLoad({ url: (i) => servers[i % 2]!.url, token: pro.key, bodies: mixedBodies, concurrency: 8, maxRequests: 20_000, durationMs: 1500 + outageMs + 2500, timeoutMs: 15_000 })
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  const load = runLoad({ url: (i) => servers[i % 2]!.url, token: pro.key, bodies: mixedBodies, concurrency: 8, maxRequests: 20_000, durationMs: 1000 + outageMs + 2500, timeoutMs: 15_000 })
+  await new Promise((resolve) => setTimeout(resolve, 1000))
   downAt = performance.now()
   await fault.down()
   await new Promise((resolve) => setTimeout(resolve, outageMs))
@@ -44,10 +44,10 @@ async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promis
   t.notOk(counts[0], 'never a hang or a dropped connection (client timeout 15 s)')
   t.ok(Object.keys(counts).every((status) => status === '200' || status === '503'), 'only 200 and 503 answers')
   const unavailable = shots.filter((s) => s.status === 503)
-  t.ok(unavailable.length > 0, 'the outage really hit requests')
+  t.ok(unavailable.length > 0, 'the outage really hit requests', unavailable.length === 0 && knownHang ? { todo: knownHang } : {})
   t.ok(unavailable.every((s) => s.detail === 'Tool service unavailable' && s.retryAfter !== null && Number(s.retryAfter) > 0), '503s say Tool service unavailable with Retry-After')
   const slowest = Math.max(...shots.map((s) => s.ms))
-  t.ok(slowest < 3500, `no request waits past the store's 2 s command timeout (+1.5 s): slowest ${slowest.toFixed(0)} ms, 503 p99 ${percentile(unavailable.map((s) => s.ms), 99).toFixed(0)} ms`)
+  t.ok(slowest < 3500, `no request waits past the store's 2 s command timeout (+1.5 s): slowest ${slowest.toFixed(0)} ms, 503 p99 ${percentile(unavailable.map((s) => s.ms), 99).toFixed(0)} ms`, slowest >= 3500 && knownHang ? { todo: knownHang } : {})
   t.ok(shots.some((s) => s.status === 200 && s.start > upAt), 'service resumed by itself while the load was still running')
   const outside = shots.filter((s) => s.start + s.ms < downAt || s.start > upAt + 1000)
   t.ok(outside.every((s) => s.status === 200), `before the outage, and from 1 s after the store returned, every answer is 200 (${outside.length} requests)`)
@@ -73,10 +73,10 @@ t.test('Redis stopped (SIGTERM) mid-load and restarted', { skip: redisSkipReason
 // @redis/client drops a command's timeout once the command is written to the socket, so `commandTimeout`
 // (lib/stores/open-stores.ts) does not bound a Redis that holds the connection open and never answers.
 const hungRedis = 'requests wait for as long as Redis is frozen: @redis/client clears commandOptions.timeout once a command is written; the store needs its own deadline around sendCommand (stores engineer)'
-t.test('Redis frozen (SIGSTOP) mid-load and resumed: a hung store, not a refused one', { skip: redisSkipReason(), todo: redisSkipReason() ? undefined : hungRedis }, async (t) => {
+t.test('Redis frozen (SIGSTOP) mid-load and resumed: a hung store, not a refused one', { skip: redisSkipReason() }, async (t) => {
   const redis = await startPrivateRedis({ appendfsync: 'always' })
   t.teardown(() => redis.close())
-  await outageUnderLoad(t, { store: redis.url, down: async () => redis.pause(), up: async () => redis.resume() }, 5000)
+  await outageUnderLoad(t, { store: redis.url, down: async () => redis.pause(), up: async () => redis.resume() }, 5000, hungRedis)
 })
 
 t.test('PostgreSQL stopped (pg_ctl -m fast) mid-load and restarted', { skip: postgresSkipReason() }, async (t) => {
