@@ -17,7 +17,7 @@ if (mode === 'echo') {
   })
 } else {
   const dns = await startDnsServer(structuredClone(testZone))
-  const store = `sqlite://${join(mkdtempSync(join(tmpdir(), 'uv-bench-')), 'bench.sqlite')}`
+  const store = process.env.BENCH_STORE ?? `sqlite://${join(mkdtempSync(join(tmpdir(), 'uv-bench-')), 'bench.sqlite')}`
   const stores = await openStores(store)
   // A plan large enough that the run measures verification, not 402s.
   key = (await issueKey(stores.keys, 'bench')).key
@@ -28,3 +28,4 @@ if (mode === 'echo') {
 const server = app.listen(0, '127.0.0.1', () => {
   process.send?.({ port: (server.address() as AddressInfo).port, key })
 })
+process.on('SIGINT', () => process.exit(0))

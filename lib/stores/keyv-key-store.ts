@@ -1,4 +1,4 @@
-// Key store over any Keyv instance (SQLite, Redis, PostgreSQL adapters): a record per id plus a hash → id index.
+// Key store over any Keyv instance (SQLite, Redis, PostgreSQL adapters): a record per digest plus an id → digest index.
 import type Keyv from 'keyv'
 import type { KeyRecord, KeyStore, Logger } from '../types.js'
 import { pickPatch } from './memory-store.js'
@@ -23,9 +23,10 @@ const ID = 'id:'
 const HASH = 'hash:'
 
 /**
- * Stores each {@link KeyRecord} under `id:<id>` and an index entry `hash:<digest>` → id in one
- * Keyv namespace. `list()` walks the Keyv iterator (SQLite, Redis and PostgreSQL adapters have
- * one) and sorts oldest first.
+ * Stores each {@link KeyRecord} under `hash:<digest>` and an index entry `id:<id>` → digest in one
+ * Keyv namespace, so the per-request lookup by digest is a single read; the CLI's lookups by id
+ * take two. `list()` walks the Keyv iterator (SQLite, Redis and PostgreSQL adapters have one)
+ * and sorts oldest first.
  *
  * The Keyv instance must be built with `throwOnErrors: true`: otherwise Keyv 5 turns a failed
  * read into `undefined`, which would make an outage look like "no such key" (401 instead of 503).
@@ -67,16 +68,18 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async getByHash (hash: string): Promise<KeyRecord | undefined> {
-    const id = await this.#bounded(this.#keyv.get<string>(HASH + hash))
-    if (typeof id !== 'string') return undefined
-    const record = await this.getById(id)
-    // An index entry left by an interrupted create or a replaced record must not authorise.
-    return record?.hash === hash ? record : undefined
+    const value = await this.#bounded(this.#keyv.get<KeyRecord>(HASH + hash))
+    if (value === undefined || value === null) return undefined
+    const record = checkRecord(value)
+    return record.hash === hash ? record : undefined
   }
 
   async getById (id: string): Promise<KeyRecord | undefined> {
-    const value = await this.#bounded(this.#keyv.get<KeyRecord>(ID + id))
-    return value === undefined || value === null ? undefined : checkRecord(value)
+    const hash = await this.#bounded(this.#keyv.get<string>(ID + id))
+    if (typeof hash !== 'string') return undefined
+    const record = await this.getByHash(hash)
+    // An index entry left by an interrupted create must not resolve to another key.
+    return record?.id === id ? record : undefined
   }
 
   async create (record: KeyRecord): Promise<void> {
@@ -84,17 +87,17 @@ export class KeyvKeyStore implements KeyStore {
     const [idTaken, hashTaken] = await this.#bounded(Promise.all([this.#keyv.has(ID + r.id), this.#keyv.has(HASH + r.hash)]))
     if (idTaken) throw duplicateKeyError('id', r.id)
     if (hashTaken) throw duplicateKeyError('hash', r.id)
-    // Record first, index second: a crash in between leaves a listed key nobody can use, never
-    // an index entry pointing at nothing.
-    await this.#mustSet(ID + r.id, r)
-    await this.#mustSet(HASH + r.hash, r.id)
+    // Index first, record second: a crash in between leaves an id that resolves to nothing and
+    // a key that was never shown, never a usable key that cannot be listed or revoked.
+    await this.#mustSet(ID + r.id, r.hash)
+    await this.#mustSet(HASH + r.hash, r)
   }
 
   async update (id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
     const current = await this.getById(id)
     if (current === undefined) return undefined
     const next = checkRecord({ ...current, ...pickPatch(patch) })
-    await this.#mustSet(ID + id, next)
+    await this.#mustSet(HASH + current.hash, next)
     return next
   }
 
@@ -107,7 +110,7 @@ export class KeyvKeyStore implements KeyStore {
     if (iterator === undefined) return []
     const records: KeyRecord[] = []
     for await (const [key, value] of iterator(undefined) as AsyncGenerator<[string, unknown]>) {
-      if (typeof key === 'string' && key.startsWith(ID) && value !== null && typeof value === 'object') {
+      if (typeof key === 'string' && key.startsWith(HASH) && value !== null && typeof value === 'object') {
         records.push(checkRecord(value))
       }
     }
