@@ -12,9 +12,7 @@ const three = { model: 'user_verification', email: 'jane.doe@acme-mail.com', fir
 const namesOnly = { model: 'user_verification', firstname: 'Amélie', lastname: 'Durand' }
 
 async function checkResolverFault(t: Test, dnsServer: string): Promise<void> {
-  const store = `sqlite://${t.testdirName}/store.sqlite`
-  const { mkdirSync } = await import('node:fs')
-  mkdirSync(t.testdirName, { recursive: true })
+  const store = `sqlite://${t.testdir()}/store.sqlite`
   const server = await startServe(['--store', store, '--dns-servers', dnsServer, '--dns-timeout', String(dnsTimeout), '--no-demo-key', '--quiet'])
   t.teardown(() => server.stop('SIGKILL'))
   const { key, id } = await createKey(store, 'pro')
@@ -64,9 +62,7 @@ t.test('one silent zone among answering ones: only that domain is Unknown', asyn
     'stalled-mail.com': { silent: true },
   })
   t.teardown(() => dns.close())
-  const store = `sqlite://${t.testdirName}/store.sqlite`
-  const { mkdirSync } = await import('node:fs')
-  mkdirSync(t.testdirName, { recursive: true })
+  const store = `sqlite://${t.testdir()}/store.sqlite`
   const server = await startServe(['--store', store, '--dns-servers', dns.server, '--dns-timeout', String(dnsTimeout), '--no-demo-key', '--quiet'])
   t.teardown(() => server.stop('SIGKILL'))
   const { key } = await createKey(store, 'pro')
