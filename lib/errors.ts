@@ -69,5 +69,6 @@ export const details = {
   methodNotAllowed: 'Method Not Allowed',
   tooLarge: 'Request body too large',
   badEncoding: 'Unsupported request body encoding',
+  badBody: 'Invalid request body',
   tooManyRequests: 'Too Many Requests',
 } as const

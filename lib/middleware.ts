@@ -2,7 +2,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import { hashKey } from './api-keys.js'
-import { StoreError, details, toError, type ErrorCode } from './errors.js'
+import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from './errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf } from './plans.js'
 import { validateRequest } from './request-validation.js'
@@ -47,6 +47,20 @@ function sendDetail(res: Response, status: number, detail: unknown): void {
 }
 
 /**
+ * Sends the 422 array. An echoed `input` can be nested deeper than JSON.stringify can recurse
+ * (a 16 KiB body holds 8,000 levels); such inputs are echoed as `null` rather than failing.
+ */
+function sendIssues(res: Response, issues: ValidationIssue[]): void {
+  let text: string
+  try {
+    text = JSON.stringify({ detail: issues })
+  } catch {
+    text = JSON.stringify({ detail: issues.map((issue) => ({ ...issue, input: null })) })
+  }
+  res.status(422).type('application/json').send(text)
+}
+
+/**
  * Creates the verification API. Mount it where the API lives:
  * `app.use('/api/v1', userVerification({ store: 'sqlite://./uv.sqlite' }))`.
  */
@@ -84,7 +98,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     if (Number(req.headers['content-length']) > config.bodyLimit) return sendDetail(res, 413, details.tooLarge)
 
     const checked = validateRequest(req.get('x-api-token'), req.body)
-    if (!checked.ok) return sendDetail(res, 422, checked.issues)
+    if (!checked.ok) return sendIssues(res, checked.issues)
     if (overloaded()) return unavailable(res)
 
     let open: Stores
@@ -155,10 +169,11 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   })
   router.use(function verificationErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
     if (res.headersSent) return next(error)
-    const type = (error as { type?: unknown } | null)?.type
+    // Errors of the body reader (too large, bad encoding, corrupt compression, aborted) carry a 4xx status.
+    const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown }
     if (type === 'entity.too.large') return sendDetail(res, 413, details.tooLarge)
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') return sendDetail(res, 400, details.badEncoding)
-    if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') return sendDetail(res, 400, 'Invalid request body')
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendDetail(res, 400, details.badBody)
     logFailure('ERR_UV_VERIFIER', 'unexpected error', error)
     unavailable(res)
   })
