@@ -2,6 +2,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express'
 import helmet from 'helmet'
 import type { Logger, UserVerificationMiddleware } from '../lib/index.js'
+import { createDashboard } from './dashboard.js'
 import { renderMetrics } from './metrics.js'
 
 /** Where the API is mounted on the standalone server. */
@@ -32,6 +33,7 @@ export function createApp(middleware: UserVerificationMiddleware, logger: Requir
     res.type('text/plain; version=0.0.4').send(renderMetrics(middleware.metrics()))
   })
   app.use(apiPath, middleware)
+  app.use(createDashboard(middleware))
   app.use(function notFound(_req: Request, res: Response) {
     res.status(404).json({ detail: 'Not Found' })
   })
