@@ -1,6 +1,5 @@
 // Fault: the name model fails to load or throws; requests with names get 503 and their units back, email-only ones still succeed.
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { cpSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'

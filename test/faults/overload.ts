@@ -1,5 +1,5 @@
 // Fault: overload. Past maxInFlight or maxEventLoopDelay the API sheds with 503 + Retry-After, keeps accepted latency bounded and recovers.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +16,7 @@ interface Child {
 }
 
 /** The API in its own process (see fixtures/overload-server.ts), so measured latency is the server's, not the load loop's. */
-async function startChild(t: Tap, options: { maxInFlight: number; maxEventLoopDelay?: number }): Promise<Child> {
+async function startChild(t: Test, options: { maxInFlight: number; maxEventLoopDelay?: number }): Promise<Child> {
   const child = spawn(process.execPath, ['--import', 'tsx', serverScript, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] })
   t.teardown(() => child.kill('SIGKILL'))
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
@@ -32,7 +32,7 @@ async function startChild(t: Tap, options: { maxInFlight: number; maxEventLoopDe
   }
 }
 
-async function overloadRun(t: Tap, maxInFlight: number): Promise<Shot[]> {
+async function overloadRun(t: Test, maxInFlight: number): Promise<Shot[]> {
   const api = await startChild(t, { maxInFlight })
   const shots = await runLoad({ url: api.endpoint, token: api.key, bodies: [emailOnly], concurrency: 32, maxRequests: 3000, durationMs: 2500 })
   const recovery = await runLoad({ url: api.endpoint, token: api.key, bodies: [emailOnly], concurrency: 2, maxRequests: 20, durationMs: 5000 })
@@ -40,7 +40,6 @@ async function overloadRun(t: Tap, maxInFlight: number): Promise<Shot[]> {
   t.equal(await api.used(), grantedUnits(shots) + 20, 'a shed request consumes nothing: usage equals the 200s')
   return shots
 }
-type Tap = typeof t
 
 t.test('maxInFlight: shed with 503 + Retry-After, accepted p99 stays bounded; without it latency grows with the queue', async (t) => {
   const shed = await overloadRun(t, 4)
