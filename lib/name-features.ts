@@ -45,7 +45,9 @@ const EMOJI_RE = /\p{Extended_Pictographic}/u
 
 /** Script of a letter code point (by block), {@link S_OTHER} when none of ours. */
 function scriptOf (c: number): number {
-  if (c < 0x250) return S_LATIN
+  if (c < 0x2b0) return S_LATIN
+  if (c >= 0x2c60 && c < 0x2c80) return S_LATIN
+  if (c >= 0xa720 && c < 0xa800) return S_LATIN
   if (c >= 0x1e00 && c < 0x1f00) return S_LATIN
   if (c >= 0x370 && c < 0x400) return S_GREEK
   if (c >= 0x1f00 && c < 0x2000) return S_GREEK
@@ -237,16 +239,13 @@ export function ngramScores (ids: number[], t: NgramTables, exclude?: Map<number
   let unknown = 0
   let n = 0
   const vocab = size
+  let total = t.uniTotal
+  if (exclude !== undefined) for (const [k, v] of exclude) if (k < 0) total -= v
   for (let i = 1; i < ids.length; i++) {
     const c = ids[i] as number
     const b = ids[i - 1] as number
     let cu = t.uni[c] ?? 0
-    let total = t.uniTotal
-    if (exclude !== undefined) {
-      const own = exclude.get(-1 - c) ?? 0
-      cu -= own
-      total -= own
-    }
+    if (exclude !== undefined) cu -= exclude.get(-1 - c) ?? 0
     if (cu <= 0 && c !== 0) unknown++
     const p1 = (Math.max(cu, 0) + PRIOR_UNI) / (total + PRIOR_UNI * vocab)
     const kb = b * size + c
@@ -420,7 +419,12 @@ export function prepare (raw: string): Prepared {
   // normalize() is costly; only text with non-ASCII characters can change under NFC.
   let ascii = true
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) { ascii = false; break }
-  if (!ascii) text = text.normalize('NFC')
+  if (!ascii) {
+    const nfc = text.normalize('NFC')
+    // Composing accents shortens the text; the length feature counts composed characters.
+    if (length <= MAX_CHARS && nfc.length !== text.length) length -= text.length - nfc.length
+    text = nfc
+  }
   return { value, text, length }
 }
 

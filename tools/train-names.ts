@@ -1,8 +1,7 @@
 // Trains the brain.js name model from npm name lists and seeded junk, then writes the model, its data card and metrics.
 import { readFileSync, writeFileSync } from 'node:fs'
-import brain from 'brain.js'
 import {
-  FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, TRIGRAM_KEY_OFFSET, countNgrams, extractFeatures, lexiconKey, ownCounts,
+  FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, TRIGRAM_KEY_OFFSET, countNgrams, extractFeatures, ownCounts,
   prepare, symbolIds, tablesFromCounts, type FeatureContext,
 } from '../lib/name-features.js'
 import { NAME_MODEL_FORMAT, NAME_MODEL_VERSION, payloadChecksum, type NameModelPayload } from '../lib/name-model.js'
@@ -10,10 +9,10 @@ import { nameVerifierFromModel } from '../lib/name-verifier.js'
 import { buildDataset, type Example } from './name-data/dataset.js'
 import { JUNK_CATEGORIES } from './name-data/junk.js'
 import { accuracy, fitPlatt, pct, perGroup, reliability, rocAuc, type Scored } from './name-data/evaluate.js'
-import { mulberry32, shuffle, withSeededMathRandom } from './name-data/prng.js'
+import { mulberry32, shuffle } from './name-data/prng.js'
+import { trainMlp } from './name-data/net-train.js'
+import { SEED } from './name-data/seed.js'
 
-/** Seed of every random choice in data generation and training. */
-export const SEED = 20240611
 const HIDDEN = (process.env.NAME_HIDDEN ?? '24,12').split(',').map(Number)
 const EPOCHS = Number(process.env.NAME_EPOCHS ?? 30)
 const LATIN_TRAIN = Number(process.env.NAME_LATIN_TRAIN ?? 60000)
@@ -125,24 +124,15 @@ async function main (): Promise<void> {
   const z = (x: number[]): number[] => x.map((v, i) => (v - (mean[i] as number)) / (std[i] as number))
   const data = sample.map((e, i) => ({ input: z(sampleX[i] as number[]), output: [e.label] }))
 
-  const calibData = calib.map((e) => ({ x: z(feat(e, false)), y: e.label }))
-  const net = withSeededMathRandom(SEED, () => new brain.NeuralNetwork({ hiddenLayers: HIDDEN, activation: 'sigmoid' }))
-  let best: { loss: number, json: ReturnType<typeof net.toJSON>, epoch: number } | undefined
+  const calibData = calib.map((e) => ({ input: z(feat(e, false)), output: [e.label] }))
   const tTrain = Date.now()
-  for (let epoch = 1; epoch <= EPOCHS; epoch++) {
-    shuffle(rng, data)
-    const lr = 0.05 * (epoch <= EPOCHS / 2 ? 1 : 0.3)
-    const state = withSeededMathRandom(SEED + epoch, () => net.train(data, { iterations: 1, errorThresh: 1e-6, learningRate: lr, momentum: 0.5 }))
-    let loss = 0
-    for (const c of calibData) {
-      const p = Math.min(Math.max((net.run(c.x) as number[])[0] as number, 1e-7), 1 - 1e-7)
-      loss -= c.y === 1 ? Math.log(p) : Math.log(1 - p)
-    }
-    loss /= calibData.length
-    if (best === undefined || loss < best.loss) best = { loss, json: net.toJSON(), epoch }
-    bar(epoch, EPOCHS, `train err ${state.error.toFixed(5)} calib loss ${loss.toFixed(5)}`)
-  }
-  if (best === undefined) throw new Error('no epoch ran')
+  const best = trainMlp(data, {
+    hidden: HIDDEN,
+    epochs: EPOCHS,
+    seed: SEED,
+    validation: calibData,
+    onEpoch: (epoch, err, loss) => bar(epoch, EPOCHS, `train err ${err.toFixed(5)} calib loss ${loss.toFixed(5)}`),
+  })
   const trainSeconds = (Date.now() - tTrain) / 1000
   log(`best epoch ${best.epoch} (calibration log loss ${best.loss.toFixed(5)}), ${trainSeconds.toFixed(1)} s`)
 
@@ -334,4 +324,3 @@ random Han characters) are accepted. Single words that are both names and common
 }
 
 await main()
-void lexiconKey

@@ -2,7 +2,7 @@
 import { dominantScript, lexiconKey, type ScriptName } from '../../lib/name-features.js'
 import { JUNK_CATEGORIES, generateJunk, type JunkCategory } from './junk.js'
 import { PLACEHOLDERS, PROFANITY_NAME_ALLOW, loadProfanity } from './lexicon.js'
-import { hashUnit, int, mulberry32, pick, type Rng } from './prng.js'
+import { hashUnit, mulberry32, pick, type Rng } from './prng.js'
 import { loadFakerNames, loadHumannames, loadUsBabyNames, loadWords, type SourceName } from './sources.js'
 
 /** Split of an example: train (fit), calib (calibration and early stopping), test (never tuned on). */
@@ -170,7 +170,6 @@ export async function buildDataset (seed: number, opts: { junkPerCategory?: numb
     }
   }
   log(`total examples: ${examples.length}`)
-  void int
   return { examples, placeholderKeys, profanityKeys, droppedCollisions, profanityAsNames: profanityAll.filter((w) => !profanityWords.includes(w)) }
 }
 

@@ -3,7 +3,7 @@ import { int, pick, type Rng } from './prng.js'
 
 /** Junk categories, reported one by one. */
 export const JUNK_CATEGORIES = [
-  'keyboard_walk', 'random_letters', 'consonant_run', 'repeated', 'digits', 'letter_digit', 'placeholder',
+  'keyboard_walk', 'random_letters', 'random_short', 'consonant_run', 'repeated', 'digits', 'letter_digit', 'placeholder',
   'symbols', 'emoji', 'email_url', 'injection', 'sentence', 'profanity', 'overlong', 'mixed_script',
 ] as const
 
@@ -108,7 +108,12 @@ export function generateJunk (rng: Rng, category: JunkCategory, inp: JunkInputs)
     case 'random_letters': {
       const r = rng()
       const alpha = r < 0.75 ? LATIN : r < 0.9 ? CYR : GREEK
-      return recase(rng, letters(rng, alpha, 3 + int(rng, 12)))
+      // Random strings of 3-4 letters are often attested names; they are measured apart (random_short).
+      return recase(rng, letters(rng, alpha, 5 + int(rng, 10)))
+    }
+    case 'random_short': {
+      const r = rng()
+      return recase(rng, letters(rng, r < 0.8 ? LATIN : r < 0.9 ? CYR : GREEK, 3 + int(rng, 2)))
     }
     case 'consonant_run': {
       const alpha = rng() < 0.85 ? CONSONANTS : CYR_CONS

@@ -1,0 +1,76 @@
+// Name model benchmark: held-out accuracy and per-prediction latency vs gibberish-detective, cold load and RSS.
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { loadNameModel } from '../lib/name-verifier.js'
+import { buildDataset } from '../tools/name-data/dataset.js'
+import { accuracy, pct, rocAuc, type Scored } from '../tools/name-data/evaluate.js'
+import { SEED } from '../tools/name-data/seed.js'
+
+const require = createRequire(import.meta.url)
+const N = Number(process.env.BENCH_N ?? 200_000)
+
+function quantiles (ns: Float64Array): { p50: number, p99: number, mean: number } {
+  const s = Float64Array.from(ns).sort()
+  const at = (q: number): number => (s[Math.min(s.length - 1, Math.floor(q * s.length))] as number) / 1000
+  let sum = 0
+  for (const v of s) sum += v
+  return { p50: at(0.5), p99: at(0.99), mean: sum / s.length / 1000 }
+}
+
+/** Times `fn` on each value once per call, cycling through `values` for `n` calls (after a warm-up). */
+function timeEach (values: string[], n: number, fn: (v: string) => unknown): Float64Array {
+  for (let i = 0; i < 20_000; i++) fn(values[i % values.length] as string)
+  const out = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    const v = values[i % values.length] as string
+    const t0 = process.hrtime.bigint()
+    fn(v)
+    out[i] = Number(process.hrtime.bigint() - t0)
+  }
+  return out
+}
+
+/** Cold load in a fresh process: ms for loadNameModel and the RSS it adds (MiB), median of 5. */
+function coldLoad (): { ms: number, rssMiB: number } {
+  const lib = fileURLToPath(new URL('../lib/name-verifier.ts', import.meta.url))
+  const code = `
+    const { loadNameModel } = await import(${JSON.stringify(lib)})
+    global.gc?.(); const before = process.memoryUsage().rss
+    const t0 = performance.now(); const m = loadNameModel(); const ms = performance.now() - t0
+    m.predict('Maria'); global.gc?.()
+    console.log(JSON.stringify({ ms, rss: (process.memoryUsage().rss - before) / 1048576 }))`
+  const runs = Array.from({ length: 5 }, () => JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8' })) as { ms: number, rss: number })
+  const med = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+  return { ms: med(runs.map((r) => r.ms)), rssMiB: med(runs.map((r) => r.rss)) }
+}
+
+const ds = await buildDataset(SEED)
+const test = ds.examples.filter((e) => e.split === 'test')
+const values = test.map((e) => e.value)
+const model = loadNameModel()
+const gib = require('gibberish-detective')({ useCache: false }) as { detect: (s: string) => boolean }
+
+const ours: Scored[] = test.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' }))
+const theirs: Scored[] = test.map((e) => {
+  let junk = true
+  try { junk = gib.detect(e.value) } catch { junk = true }
+  return { label: e.label, p: junk ? 0 : 1, group: '' }
+})
+const rate = (xs: Scored[], label: 0 | 1): number => accuracy(xs.filter((x) => x.label === label))
+const tOurs = quantiles(timeEach(values, N, (v) => model.predict(v)))
+const tTheirs = quantiles(timeEach(values, N, (v) => { try { return gib.detect(v) } catch { return true } }))
+const cold = coldLoad()
+
+const fmt = (x: number): string => x.toFixed(2)
+const lines = [
+  `Held-out test split: ${test.length} values (${test.filter((e) => e.label === 1).length} real names, ${test.filter((e) => e.label === 0).length} junk), seed ${SEED}; ${N} timed predictions each.`,
+  '',
+  '| checker | accuracy | ROC AUC | real names accepted | junk rejected | p50 µs | p99 µs | mean µs |',
+  '|---|---|---|---|---|---|---|---|',
+  `| user-verification name model | ${pct(accuracy(ours))} | ${rocAuc(ours).toFixed(5)} | ${pct(rate(ours, 1))} | ${pct(rate(ours, 0))} | ${fmt(tOurs.p50)} | ${fmt(tOurs.p99)} | ${fmt(tOurs.mean)} |`,
+  `| gibberish-detective 1.1.1 (detect) | ${pct(accuracy(theirs))} | n/a (boolean) | ${pct(rate(theirs, 1))} | ${pct(rate(theirs, 0))} | ${fmt(tTheirs.p50)} | ${fmt(tTheirs.p99)} | ${fmt(tTheirs.mean)} |`,
+  '',
+  `Cold load (fresh process, median of 5): loadNameModel ${cold.ms.toFixed(1)} ms, RSS added ${cold.rssMiB.toFixed(1)} MiB.`,
+]
+process.stdout.write(lines.join('\n') + '\n')
