@@ -1,14 +1,17 @@
 // lib/rate-limit.ts: option checks, per-key and per-IP limits on a real Express app, fail-closed counters, shared Redis counters.
 import { createHash, randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { createClient } from '@keyv/redis'
 import express, { type RequestHandler } from 'express'
 import t from 'tap'
 import { issueKey } from '../lib/api-keys.js'
+import { openStores } from '../lib/stores/open-stores.js'
 import { userVerification } from '../lib/middleware.js'
 import { periodOf } from '../lib/plans.js'
 import { createRateLimiters, redisBackendOf, resolveRateLimit, type RateLimitBackend, type RateLimitContext, type RateLimitOptions, type SendCommand } from '../lib/rate-limit.js'
-import { captureLogger, memoryStores } from './fixtures/create-api.js'
+import { captureLogger, memoryStores, startApi } from './fixtures/create-api.js'
+import { cliPath, startServe } from './fixtures/spawn-cli.js'
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
@@ -217,4 +220,78 @@ t.test('redisBackendOf: only stores carrying a sendCommand use Redis', async (t)
   const backend = redisBackendOf({ ...plain, sendCommand } as typeof plain)
   t.equal(backend?.sendCommand, sendCommand)
   t.equal(backend?.prefix, plain.quota.prefix)
+})
+
+// The middleware's `rateLimit` option and the CLI's flags (wired by lib/middleware.ts, lib/options.ts, server/cli.ts).
+const probe = captureLogger()
+await userVerification({ store: memoryStores(), logger: probe, rateLimit: { perKey: 1 } } as never).close()
+const notWired = probe.lines.some((line) => line.includes('WRN_UV_UNKNOWN_OPTION')) ? 'the rateLimit option is not wired into lib/options.ts and lib/middleware.ts yet' : false
+
+t.test('userVerification({ rateLimit }): per-key 429 before the quota, per-IP across keys, off by default', { skip: notWired }, async (t) => {
+  const limited = await startApi({ rateLimit: { perKey: 2, perIp: 5 }, nameVerifier: { predict: (value: string) => ({ value, prediction: 'LABEL_1' as const, confidence: 0.9 }) } } as never)
+  t.teardown(() => limited.close())
+  const a = await limited.key('pro')
+  const b = await limited.key('pro')
+  const one = { model: 'user_verification', firstname: 'Jane' }
+  const run = async (key: string, n: number) => {
+    const out: number[] = []
+    for (let i = 0; i < n; i++) out.push((await limited.post(one, { token: key })).status)
+    return out
+  }
+  t.strictSame(await run(a.key, 3), [200, 200, 429])
+  const refused = await limited.post(one, { token: a.key })
+  t.strictSame(refused.body, { detail: 'Too Many Requests' })
+  t.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After')
+  t.equal(await limited.stores.quota.get(a.id, periodOf(Date.now()).id), 2, 'limited requests consumed nothing')
+  t.strictSame(await run(b.key, 2), [200, 429], 'another key: its first request is the address\'s 5th, its second the 6th')
+  t.notMatch(limited.logger.lines.join('\n'), a.key, 'no key in the log')
+
+  const open = await startApi({ nameVerifier: { predict: (value: string) => ({ value, prediction: 'LABEL_1' as const, confidence: 0.9 }) } })
+  t.teardown(() => open.close())
+  const c = await open.key('pro')
+  const statuses: number[] = []
+  for (let i = 0; i < 30; i++) statuses.push((await open.post(one, { token: c.key })).status)
+  t.ok(statuses.every((status) => status === 200), 'no limit by default (30 requests at once)')
+})
+
+const cliSkip = !existsSync(cliPath) ? `${cliPath} is missing: run \`npm run build\`` : notWired
+t.test('serve --rate-limit-key / --rate-limit-ip', { skip: cliSkip }, async (t) => {
+  const server = await startServe(['--store', 'memory://', '--quiet', '--rate-limit-key', '2', '--rate-limit-ip', '100'])
+  t.teardown(() => server.stop('SIGKILL'))
+  const statuses: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': server.demoKey ?? '' }, body: '{"model":"user_verification"}' })
+    statuses.push(response.status)
+    if (i === 2) t.strictSame(await response.json(), { detail: 'Too Many Requests' })
+  }
+  t.strictSame(statuses, [400, 400, 429], 'the third request of the second is limited')
+})
+
+t.test('two middlewares on one Redis store share the per-key budget', { skip: skipRedis || notWired }, async (t) => {
+  const namespace = 'rltest_' + randomBytes(4).toString('hex')
+  const stores = await openStores(redisUrl!, { namespace, logger: captureLogger() })
+  const client = createClient({ url: redisUrl! })
+  await client.connect()
+  t.teardown(async () => {
+    for (const pattern of [`${namespace}-*`]) {
+      for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 100 })) if (keys.length > 0) await client.unlink(keys)
+    }
+    await client.close()
+    await stores.close()
+  })
+  t.ok(redisBackendOf(stores), 'openStores(redis://) exposes its sendCommand')
+  const nameVerifier = { predict: (value: string) => ({ value, prediction: 'LABEL_1' as const, confidence: 0.9 }) }
+  const one = await startApi({ store: stores, rateLimit: { perKey: 2 }, nameVerifier } as never)
+  const two = await startApi({ store: stores, rateLimit: { perKey: 2 }, nameVerifier } as never)
+  t.teardown(async () => {
+    await one.close()
+    await two.close()
+  })
+  const { key } = await one.key('pro')
+  const body = { model: 'user_verification', firstname: 'Jane' }
+  const statuses = [(await one.post(body, { token: key })).status, (await two.post(body, { token: key })).status, (await one.post(body, { token: key })).status]
+  t.strictSame(statuses, [200, 200, 429], 'the third request is limited, whichever instance gets it')
+  const counters: string[] = []
+  for await (const keys of client.scanIterator({ MATCH: `${namespace}-rl-key:*`, COUNT: 100 })) counters.push(...keys)
+  t.strictSame(counters, [`${namespace}-rl-key:${sha256(key)}`], 'one counter, named by the digest, in the store\'s namespace')
 })
