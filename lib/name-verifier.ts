@@ -1,7 +1,7 @@
 // Loads the committed name model once and classifies names as real (LABEL_1) or junk (LABEL_0).
 import { readFileSync } from 'node:fs'
 import { FEATURE_COUNT, extractFeatures, prepare } from './name-features.js'
-import { calibrate, compileModel, forward, standardise, type CompiledNameModel } from './name-model.js'
+import { calibrate, compileForward, compileModel, type CompiledNameModel } from './name-model.js'
 import type { NamePrediction, NameVerifier } from './types.js'
 
 /** Where the committed model lives, next to this module in source and in dist. */
@@ -20,14 +20,12 @@ export interface NameModelVerifier extends NameVerifier {
 export function nameVerifierFromModel (file: unknown, where = 'model'): NameModelVerifier {
   const model: CompiledNameModel = compileModel(file, where)
   const x = new Float64Array(FEATURE_COUNT)
-  const a = new Float64Array(model.width)
-  const b = new Float64Array(model.width)
+  const net = compileForward(model)
   const probabilityOf = (value: string): number => {
     const p = prepare(value)
     if (p.value.length === 0) return 0
     extractFeatures(p, model.ctx, x)
-    standardise(model, x)
-    return calibrate(model, forward(model, x, a, b))
+    return calibrate(model, net(x))
   }
   return {
     probability (value: string): number {

@@ -6,7 +6,7 @@ import {
   FEATURE_COUNT, MAX_CHARS, classify, countNgrams, dominantScript, extractFeatures, lexiconKey, ngramScores, ownCounts,
   prepare, symbolIds, tablesFromCounts,
 } from '../lib/name-features.js'
-import { compileModel, forward, standardise, type NameModelFile } from '../lib/name-model.js'
+import { compileForward, compileModel, forward, standardise, type NameModelFile } from '../lib/name-model.js'
 import { DEFAULT_NAME_MODEL_URL } from '../lib/name-verifier.js'
 import { trainMlp } from '../tools/name-data/net-train.js'
 
@@ -92,6 +92,8 @@ t.test('the plain evaluator gives what brain.js run gives for the same weights',
     const theirs = (net.run(Array.from(x)) as number[])[0] as number
     // brain.js keeps weights in Float32Array, so they agree to float32 precision.
     t.ok(Math.abs(ours - theirs) < 1e-6, `${v}: ${ours} vs ${theirs}`)
+    const compiled = compileForward(model)(extractFeatures(prepare(v), model.ctx, new Float64Array(FEATURE_COUNT)))
+    t.ok(Math.abs(compiled - ours) < 1e-12, `${v}: compiled ${compiled} vs loop ${ours}`)
   }
 })
 
