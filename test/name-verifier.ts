@@ -101,5 +101,5 @@ t.test('a prediction takes microseconds, not milliseconds', async (t) => {
   for (let i = 0; i < n; i++) model.predict(values[i % values.length] as string)
   const perCall = Number(process.hrtime.bigint() - start) / n / 1000
   // Loose bound for a shared CI machine; the benchmark measures the real figure.
-  t.ok(perCall < 50, `${perCall.toFixed(2)} µs per prediction`)
+  t.ok(perCall < 250, `${perCall.toFixed(2)} µs per prediction`)
 })
