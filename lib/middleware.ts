@@ -5,6 +5,7 @@ import { hashKey } from './api-keys.js'
 import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from './errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf } from './plans.js'
+import { createRateLimiters, redisBackendOf } from './rate-limit.js'
 import { validateRequest } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from './stores/open-stores.js'
 import type { KeyRecord, Stores } from './types.js'
@@ -73,6 +74,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const metrics: MiddlewareMetrics = { responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
   const stores = storeOpener(config)
   const loopDelay = config.maxEventLoopDelay > 0 ? eventLoopWatch() : undefined
+  const limiters = createRateLimiters(config.rateLimit, { logger, retryAfter, backend: async () => redisBackendOf(await stores.get()) })
 
   function logFailure(code: ErrorCode, message: string, error: unknown): void {
     logger.error(`user-verification: ${code} ${message}: ${toError(error).message}`, { code })
@@ -159,7 +161,8 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
 
   const router = express.Router()
   const readBody = express.text({ type: () => true, limit: config.bodyLimit, defaultCharset: 'utf-8' })
-  router.post('/', readBody, verificationHandler)
+  // Rate limits come first: their point is to refuse before any parsing or store work.
+  router.post('/', ...limiters.handlers, readBody, verificationHandler)
   router.all('/', function methodNotAllowed(_req, res) {
     res.set('Allow', 'POST')
     sendDetail(res, 405, details.methodNotAllowed)
@@ -185,6 +188,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     metrics: () => ({ ...metrics, responses: { ...metrics.responses } }),
     async close() {
       loopDelay?.stop()
+      await limiters.close()
       verifier.close()
       await stores.close()
     },

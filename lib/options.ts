@@ -1,6 +1,7 @@
 // The middleware's public options, their defaults, and the checks that run once at construction.
 import type { EmailVerifierOptions } from './email-verifier.js'
 import { defaultPlans } from './plans.js'
+import type { RateLimitOptions } from './rate-limit.js'
 import type { EmailVerifier, Logger, NameVerifier, Stores } from './types.js'
 
 /** Options of {@link userVerification}; every field is optional and `undefined` means the default. */
@@ -29,10 +30,16 @@ export interface Options extends EmailVerifierOptions {
   maxInFlight: number
   /** Event-loop delay (ms) above which new requests are shed with 503; `0` turns it off. Defaults to `0`. */
   maxEventLoopDelay: number
+  /**
+   * Requests per second per API key (`perKey`) and per client address (`perIp`), answered 429
+   * with `Retry-After` above it; counted in Redis when the store is Redis. Defaults to off.
+   */
+  rateLimit: Partial<RateLimitOptions>
 }
 
 /** Options with every default filled in; internal. */
-export interface Configuration extends Omit<Options, 'emailVerifier' | 'nameVerifier'> {
+export interface Configuration extends Omit<Options, 'emailVerifier' | 'nameVerifier' | 'rateLimit'> {
+  rateLimit: Partial<RateLimitOptions> | undefined
   emailVerifier: EmailVerifier | undefined
   nameVerifier: NameVerifier | undefined
 }
@@ -52,7 +59,7 @@ const defaults = {
 const knownKeys: Record<keyof Options, true> = {
   store: true, plans: true, bodyLimit: true, emailVerifier: true, nameVerifier: true, now: true, logger: true,
   retryAfter: true, maxInFlight: true, maxEventLoopDelay: true, dnsServers: true, resolver: true, dnsTimeout: true,
-  dnsTries: true, dnsCache: true, disposable: true, learnMx: true,
+  dnsTries: true, dnsCache: true, disposable: true, learnMx: true, rateLimit: true,
 }
 
 /** `"<option>" must be <expectation>, got <value>. <fix>` as a TypeError or RangeError. */
@@ -80,7 +87,7 @@ export function resolveOptions(input: Readonly<Partial<Options>> | undefined): C
   for (const key of Object.keys(given)) {
     if (!(key in knownKeys)) logger.warn(`user-verification: WRN_UV_UNKNOWN_OPTION unknown option \`${key}\` is ignored; check its spelling`)
   }
-  const config: Configuration = { ...defaults, ...given, emailVerifier: given.emailVerifier, nameVerifier: given.nameVerifier, logger }
+  const config: Configuration = { ...defaults, ...given, emailVerifier: given.emailVerifier, nameVerifier: given.nameVerifier, rateLimit: given.rateLimit, logger }
 
   if (typeof config.store !== 'string' && (typeof config.store !== 'object' || config.store === null)) {
     throw optionError('type', 'store', 'a store URL or a { keys, quota, close } object', config.store)

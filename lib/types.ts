@@ -154,6 +154,8 @@ export interface Stores {
   quota: QuotaStore
   /** Closes both (and any connection they share). */
   close(): Promise<void>
+  /** Redis stores only: sends one raw command on the shared connection (the rate-limit counters use it). */
+  sendCommand?: (args: string[]) => Promise<unknown>
 }
 
 /** Anything with `warn` and `error` (and optionally `info`), such as `console` or a pino logger. */

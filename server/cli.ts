@@ -10,6 +10,7 @@ const usage = `Usage:
                           [--dns-timeout MS] [--dns-tries N] [--dns-cache-size N]
                           [--body-limit BYTES] [--max-in-flight N] [--max-event-loop-delay MS]
                           [--headers-timeout MS] [--request-timeout MS]
+                          [--rate-limit-key N] [--rate-limit-ip N]
   user-verification keys create --plan free|basic|pro [--label TEXT] [--store URL] [--json]
   user-verification keys list [--store URL] [--json]
   user-verification keys revoke <id> [--store URL] [--json]
@@ -49,6 +50,8 @@ async function main(argv: string[]): Promise<void> {
       'max-event-loop-delay': { type: 'string' },
       'headers-timeout': { type: 'string' },
       'request-timeout': { type: 'string' },
+      'rate-limit-key': { type: 'string' },
+      'rate-limit-ip': { type: 'string' },
       workers: { type: 'string' },
       'no-demo-key': { type: 'boolean' },
       quiet: { type: 'boolean' },
@@ -87,6 +90,7 @@ async function main(argv: string[]): Promise<void> {
         maxEventLoopDelay: optional('max-event-loop-delay', 0),
         headersTimeout: optional('headers-timeout', 1) ?? 10_000,
         requestTimeout: optional('request-timeout', 1) ?? 30_000,
+        rateLimit: { perKey: optional('rate-limit-key', 0), perIp: optional('rate-limit-ip', 0) },
       })
       return
     }

@@ -16,6 +16,7 @@ export interface ServeSettings extends EmailVerifierOptions {
   bodyLimit?: number
   maxInFlight?: number
   maxEventLoopDelay?: number
+  rateLimit?: { perKey?: number | undefined; perIp?: number | undefined }
   /** Leave out the per-request log lines. */
   quiet: boolean
   /** Time a client has to send the request headers, in ms. */

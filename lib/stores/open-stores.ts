@@ -139,7 +139,7 @@ async function openRedis (url: string, namespace: string, logger: Logger, connec
     destroy()
     throw new Error(`user-verification: the Redis store at ${where} is not usable: ${(error as Error).message}. Check the URL, ACL permissions (EVAL, EVALSHA, GET, SET, SCAN, MGET, EXISTS) and that Redis is >= 7.`, { cause: error })
   }
-  return { keys, quota, close }
+  return { keys, quota, close, sendCommand }
 }
 
 async function openPostgres (url: string, namespace: string, logger: Logger, connectTimeout: number, commandTimeout: number): Promise<Stores> {
