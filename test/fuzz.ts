@@ -69,11 +69,13 @@ function noProblems(t: Tap, problems: Problems, what: string): void {
 type Tap = typeof t
 
 /** The contract every answer to a well-framed request keeps. Returns a problem, or undefined. */
-function checkApiResponse(response: RawResponse): string | undefined {
+function checkApiResponse(response: RawResponse, path = '/api/v1'): string | undefined {
   const { status } = response
   if (status === undefined) return 'no response (connection closed)'
   count(String(status))
   if (status >= 500) return `status ${status}: ${response.body.slice(0, 200)}`
+  // Health, metrics and the dashboard answer in their own formats; only their errors follow the API's.
+  if (status < 400 && !/^\/api\/v1\/?(\?|$)/.test(path)) return undefined
   if (!apiStatuses.has(status)) return `unexpected status ${status}`
   if (!/^application\/json/.test(response.headers['content-type'] ?? '')) return `status ${status} without a JSON content type: ${response.body.slice(0, 200)}`
   let body: unknown
@@ -208,7 +210,7 @@ const contentType = fc.option(
 const contentEncoding = fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip') })
 const path = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom('/api/v1', '/api/v1/') },
-  { weight: 2, arbitrary: fc.constantFrom('/api/v1?x=1', '/api/v1/x', '/api/v1/%zz', '/api/%E0%A4%A', '/API/V1', '/api/v1//', '/api/v1/..', '/%2e%2e/api/v1', '/api/v1;x', '/api/v1#f', '/healthz', '/readyz', '/metrics', '/', '/nope', '/api/v1/__proto__', '/api/v1?__proto__[polluted]=1') },
+  { weight: 2, arbitrary: fc.constantFrom('/api/v1?x=1', '/api/v1/x', '/api/v1/%zz', '/api/%E0%A4%A', '/API/V1', '/api/v1//', '/api/v1/..', '/%2e%2e/api/v1', '/api/v1;x', '/api/v1#f', '/healthz', '/readyz', '/metrics', '/dashboard', '/dashboard/', '/dashboard/api/usage', '/', '/nope', '/api/v1/__proto__', '/api/v1?__proto__[polluted]=1') },
   { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'abc/%?&=#._~-'), maxLength: 30 }).map((p) => '/' + p) },
 )
 const method = fc.oneof({ weight: 12, arbitrary: fc.constant('POST') }, { weight: 2, arbitrary: fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'SEARCH', 'QUERY', 'PURGE') })
@@ -267,16 +269,16 @@ function describe(c: Case): string {
   return JSON.stringify({ method: c.method, path: c.path, headers, body: cut(c.body.toString('latin1'), 200) })
 }
 
-function memory(): { heap: number; rss: number } {
+function memory(): { heap: number; external: number; heapTotal: number; rss: number } {
   gc()
   gc()
-  const { heapUsed, rss } = process.memoryUsage()
-  return { heap: heapUsed, rss }
+  const { heapUsed, heapTotal, external, rss } = process.memoryUsage()
+  return { heap: heapUsed, external, heapTotal, rss }
 }
 
 const started = Date.now()
 let cases = 0
-let baseline: { heap: number; rss: number } | undefined
+let baseline: ReturnType<typeof memory> | undefined
 
 t.test('warm-up: bodies to the endpoint (fills caches before the memory baseline)', async (t) => {
   const problems: Problems = new Map()
@@ -298,7 +300,7 @@ t.test('JSON bodies of every type and depth, headers, methods and paths: never a
   await fc.assert(
     fc.asyncProperty(wellFramed, async (c) => {
       cases++
-      const problem = checkApiResponse(await sendCase(c))
+      const problem = checkApiResponse(await sendCase(c), c.path)
       if (problem !== undefined) record(problems, problem, describe(c))
     }),
     { numRuns: runs(6000), seed: seed + 1 },
@@ -438,16 +440,21 @@ t.test('regressions found by fuzzing', async (t) => {
 t.test('memory stays flat and nothing leaked into the logs', async (t) => {
   if (baseline === undefined) return t.fail('no baseline')
   const end = memory()
-  const heapGrowth = end.heap - baseline.heap
+  const heapGrowth = end.heap + end.external - (baseline.heap + baseline.external)
   const rssGrowth = end.rss - baseline.rss
   t.comment(`${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s (${(serverMs / 1000).toFixed(1)} s waiting on keep-alive answers); statuses ${JSON.stringify(Object.fromEntries([...tally].sort()))}`)
-  t.comment(`heap ${(baseline.heap / 1e6).toFixed(1)} → ${(end.heap / 1e6).toFixed(1)} MB (${(heapGrowth / 1e6).toFixed(1)}), rss ${(baseline.rss / 1e6).toFixed(1)} → ${(end.rss / 1e6).toFixed(1)} MB (${(rssGrowth / 1e6).toFixed(1)})`)
-  // After the warm-up the bounded caches (DNS: 200 entries here; key cache; MX learning) are
-  // full, so what remains is retained garbage plus V8's own growth: 16 MB heap is ~1.6 kB per
-  // case over ~10k cases — a per-request leak of even one body (often several kB here) exceeds it.
-  t.ok(heapGrowth < 16e6, `heap grew ${(heapGrowth / 1e6).toFixed(1)} MB (< 16 MB)`)
-  // RSS also holds freed pages the allocator keeps; 96 MB catches a leak of large buffers only.
-  t.ok(rssGrowth < 96e6, `rss grew ${(rssGrowth / 1e6).toFixed(1)} MB (< 96 MB)`)
+  const mb = (n: number) => (n / 1e6).toFixed(1)
+  t.comment(`after GC: heapUsed ${mb(baseline.heap)} → ${mb(end.heap)} MB, external ${mb(baseline.external)} → ${mb(end.external)} MB, heapTotal ${mb(baseline.heapTotal)} → ${mb(end.heapTotal)} MB, rss ${mb(baseline.rss)} → ${mb(end.rss)} MB`)
+  // The leak check. After the warm-up the bounded caches (DNS: 200 entries here, MX learning,
+  // keys) are full, so a forced GC leaves only what something still holds. JS objects and
+  // strings count in heapUsed and Buffers in external. 16 MB is ~1.6 kB per case over ~10k cases,
+  // so keeping even one body per request (several kB here, up to 40 kB for the oversize ones)
+  // would exceed it. Measured: +1 to +3 MB over 11,300 cases, +1 MB over 33,900.
+  t.ok(heapGrowth < 16e6, `heapUsed + external grew ${mb(heapGrowth)} MB (< 16 MB)`)
+  // RSS is only a guard against a gross native leak (e.g. zlib/brotli decoders never freed): it
+  // also holds pages glibc keeps after GC, which measured +13 to +120 MB at 1x and *below* the
+  // baseline at 3x, so the bound is loose.
+  t.ok(rssGrowth < 256e6, `rss grew ${mb(rssGrowth)} MB (< 256 MB)`)
   t.ok(cases >= runs(10_000) || scale < 1, `${cases} cases (>= 10,000 at scale 1)`)
   t.equal(middleware.metrics().inFlight, 0, 'no request left in flight')
   const logged = new Map<string, number>()
