@@ -11,7 +11,7 @@ import { userVerification } from '../lib/middleware.js'
 import { defaultPlans } from '../lib/plans.js'
 import { createApp } from '../server/app.js'
 import { captureLogger, memoryStores } from './fixtures/create-api.js'
-import { buildRequest, RawConnection, rawRequest, targetOf, type RawResponse, type Target } from './fixtures/raw-http.js'
+import { buildRequest, RawConnection, rawRequest, type RawResponse, type Target } from './fixtures/raw-http.js'
 import { testVerifiers, testZone } from './fixtures/test-verifiers.js'
 
 // Case counts: CI runs the defaults (>= 10,000 in all); UV_FUZZ_SCALE=0.1 for a quick local pass.
@@ -63,10 +63,9 @@ function record(problems: Problems, problem: string, request: string): void {
   if (examples.length < 3) examples.push(`${problem.slice(0, 200)} ← ${request.slice(0, 600)}`)
   problems.set(kind, examples)
 }
-function noProblems(t: Tap, problems: Problems, what: string): void {
+function noProblems(t: { strictSame(found: unknown, wanted: unknown, message: string): unknown }, problems: Problems, what: string): void {
   t.strictSame(Object.fromEntries(problems), {}, what)
 }
-type Tap = typeof t
 
 /** The contract every answer to a well-framed request keeps. Returns a problem, or undefined. */
 function checkApiResponse(response: RawResponse, path = '/api/v1'): string | undefined {
@@ -438,7 +437,10 @@ t.test('regressions found by fuzzing', async (t) => {
 })
 
 t.test('memory stays flat and nothing leaked into the logs', async (t) => {
-  if (baseline === undefined) return t.fail('no baseline')
+  if (baseline === undefined) {
+    t.fail('no baseline')
+    return
+  }
   const end = memory()
   const heapGrowth = end.heap + end.external - (baseline.heap + baseline.external)
   const rssGrowth = end.rss - baseline.rss

@@ -22,7 +22,7 @@ interface Limited {
 }
 
 /** A bare Express app: the limiters, then a handler that answers 200 `{ ok: true }`. */
-async function limitedApp(t: Tap, options: Partial<RateLimitOptions>, context: Partial<RateLimitContext> = {}, after: RequestHandler[] = []): Promise<Limited> {
+async function limitedApp(t: { teardown(fn: () => unknown): void }, options: Partial<RateLimitOptions>, context: Partial<RateLimitContext> = {}, after: RequestHandler[] = []): Promise<Limited> {
   const logger = captureLogger()
   const limiters = createRateLimiters(options, { logger, ...context })
   const app = express()
@@ -53,7 +53,6 @@ async function limitedApp(t: Tap, options: Partial<RateLimitOptions>, context: P
     },
   }
 }
-type Tap = typeof t
 
 async function statuses(app: Limited, count: number, headers: Record<string, string> = {}): Promise<number[]> {
   const out: number[] = []
