@@ -7,6 +7,8 @@ import { postgresSkipReason, redisSkipReason, startPrivateRedis } from './fixtur
 import { startServe, type RunningServer } from './fixtures/spawn-cli.js'
 import { testZone } from './fixtures/test-verifiers.js'
 
+// Several server processes and real stores on a shared 2-core machine: more than tap's default 120 s under contention.
+t.setTimeout(300_000)
 const dns = await startDnsServer(structuredClone(testZone))
 t.teardown(() => dns.close())
 const serveArgs = (store: string) => ['--store', store, '--dns-servers', dns.server, '--dns-timeout', '1000', '--no-demo-key', '--quiet']
