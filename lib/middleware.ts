@@ -96,9 +96,6 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       metrics.inFlight--
       metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
     })
-    // A host app's body parser may have consumed the stream already; honour our limit anyway.
-    if (Number(req.headers['content-length']) > config.bodyLimit) return sendDetail(res, 413, details.tooLarge)
-
     const checked = validateRequest(req.get('x-api-token'), req.body)
     if (!checked.ok) return sendIssues(res, checked.issues)
     if (overloaded()) return unavailable(res)
@@ -162,7 +159,16 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const router = express.Router()
   const readBody = express.text({ type: () => true, limit: config.bodyLimit, defaultCharset: 'utf-8' })
   // Rate limits come first: their point is to refuse before any parsing or store work.
-  router.post('/', ...limiters.handlers, readBody, verificationHandler)
+  // body-parser reads and discards a too-large body before it answers, and a host app's parser may
+  // have read it already: refuse on the declared length and close instead.
+  function declaredTooLarge(req: Request, res: Response, next: NextFunction): void {
+    if (Number(req.headers['content-length']) > config.bodyLimit) {
+      res.set('Connection', 'close')
+      return sendDetail(res, 413, details.tooLarge)
+    }
+    next()
+  }
+  router.post('/', ...limiters.handlers, declaredTooLarge, readBody, verificationHandler)
   router.all('/', function methodNotAllowed(_req, res) {
     res.set('Allow', 'POST')
     sendDetail(res, 405, details.methodNotAllowed)

@@ -1,7 +1,8 @@
 // `user-verification serve`: the API on a store, with a demo key, graceful shutdown and workers.
 import cluster from 'node:cluster'
-import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, STATUS_CODES, type Server } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { issueKey, openStores, userVerification, type EmailVerifierOptions, type Stores } from '../lib/index.js'
 import { apiPath, createApp } from './app.js'
 import { createJsonLogger } from './logger.js'
@@ -64,7 +65,21 @@ export async function serve(settings: ServeSettings): Promise<void> {
   const middleware = userVerification({ ...options, store: stores, logger })
   await middleware.ready
   const app = createApp(middleware, logger)
-  const server: Server = app.listen(port, host)
+  let stopping = false
+  // Slow clients must not hold sockets open: bounded header and whole-request times. Node enforces
+  // both from a periodic sweep (every 30 s by default), so sweep often enough to cut on time.
+  const server: Server = createServer({
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: Math.min(5_000, headersTimeout),
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+  }, (req, res) => {
+    // While stopping, keep-alive clients would keep the server busy forever: close after each answer.
+    if (stopping) res.setHeader('Connection', 'close')
+    app(req, res)
+  })
+  server.on('clientError', answerClientError)
+  server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
     server.once('error', reject)
@@ -72,16 +87,11 @@ export async function serve(settings: ServeSettings): Promise<void> {
     say(`user-verification: cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`)
     process.exit(1)
   })
-  // Slow clients must not hold sockets open: bounded header and whole-request times.
-  server.headersTimeout = headersTimeout
-  server.requestTimeout = requestTimeout
-  server.keepAliveTimeout = Math.min(5_000, headersTimeout)
 
   const address = server.address() as AddressInfo
   if (cluster.isPrimary) say(`user-verification listening on http://${formatHost(address.address)}:${address.port}${apiPath}`)
   else process.send?.({ listening: address.port })
 
-  let stopping = false
   const stop = (signal: string) => {
     if (stopping) return
     stopping = true
@@ -99,6 +109,15 @@ export async function serve(settings: ServeSettings): Promise<void> {
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+}
+
+/** Answers what Node's HTTP parser refused (bad framing, huge headers, timeouts) in the API's JSON shape. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // As Node's default does: answer only on a socket nothing was written to yet.
+  if (error.code === 'ECONNRESET' || !socket.writable || ((socket as Partial<Socket>).bytesWritten ?? 0) > 0) return void socket.destroy()
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+  const body = JSON.stringify({ detail: STATUS_CODES[status] })
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }
 
 function formatHost(address: string): string {

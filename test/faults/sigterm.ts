@@ -12,8 +12,6 @@ const dns = await startDnsServer(zone)
 t.teardown(() => dns.close())
 const bodies = Array.from({ length: 3000 }, (_, i) => ({ model: 'user_verification', email: `jane@slow-${i}.com`, firstname: 'Jane' }))
 
-const keepAlive = 'server/serve.ts stop(): server.close() refuses new connections only; open keep-alive connections keep getting new requests served until the clients stop or the 10 s exit (code 1) fires. Fix: once stopping, answer with Connection: close (and closeIdleConnections after each response) (lead)'
-
 async function sigtermUnderLoad(t: Test, store: string): Promise<void> {
   const server = await startServe(['--store', store, '--dns-servers', dns.server, '--dns-timeout', '2000', '--no-demo-key', '--quiet'])
   t.teardown(() => server.stop('SIGKILL'))
@@ -25,7 +23,7 @@ async function sigtermUnderLoad(t: Test, store: string): Promise<void> {
   const [shots, exit] = await Promise.all([load, exited])
   t.equal(exit.code, 0, 'the server exits 0 after SIGTERM')
   // Keep-alive clients keep sending for 5 s more; "stop accepting" must cover their connections too.
-  t.ok(exit.ms < 2500, `and stops within the in-flight time, not when the clients give up (${exit.ms.toFixed(0)} ms)`, exit.ms >= 2500 ? { todo: keepAlive } : {})
+  t.ok(exit.ms < 2500, `and stops within the in-flight time, not when the clients give up (${exit.ms.toFixed(0)} ms)`)
 
   const counts = byStatus(shots)
   t.comment(`answers: ${JSON.stringify(counts)}`)
@@ -34,7 +32,11 @@ async function sigtermUnderLoad(t: Test, store: string): Promise<void> {
   t.ok(inFlight.length >= 5, `requests were in flight when the signal landed (${inFlight.length})`)
   t.ok(inFlight.every((s) => s.status === 200), 'and every one of them finished with 200')
   const late = shots.filter((s) => s.start > signalAt + 50)
-  t.ok(late.every((s) => s.status === 0), `requests sent after the signal are refused (${JSON.stringify(byStatus(late))})`, late.some((s) => s.status !== 0) ? { todo: keepAlive } : {})
+  // A request that raced the signal on a still-open keep-alive socket may be answered (with
+  // Connection: close); everything else must find the server gone.
+  const lateServed = late.filter((s) => s.status !== 0)
+  t.ok(lateServed.every((s) => s.status === 200), `requests sent after the signal are refused or finished (${JSON.stringify(byStatus(late))})`)
+  t.ok(lateServed.length <= late.length / 20, `and nearly all are refused (${lateServed.length} of ${late.length} served)`)
   t.equal(await usageOf(store, id), grantedUnits(shots), 'usage after the stop equals the units of the 200s exactly')
 }
 
