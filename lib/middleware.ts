@@ -1,10 +1,12 @@
 // The Express middleware: the verification API with key auth and monthly quota, per DESIGN §2.
+import { randomUUID } from 'node:crypto'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import { hashKey } from './api-keys.js'
 import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from './errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf } from './plans.js'
+import { QuotaCompensation } from './quota-compensation.js'
 import { createRateLimiters, redisBackendOf } from './rate-limit.js'
 import { validateRequest } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from './stores/open-stores.js'
@@ -74,6 +76,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const metrics: MiddlewareMetrics = { responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
   const stores = storeOpener(config)
   const loopDelay = config.maxEventLoopDelay > 0 ? eventLoopWatch() : undefined
+  const compensation = new QuotaCompensation({ logger })
   const limiters = createRateLimiters(config.rateLimit, { logger, retryAfter, backend: async () => redisBackendOf(await stores.get()) })
 
   function logFailure(code: ErrorCode, message: string, error: unknown): void {
@@ -120,13 +123,16 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     if (limit === undefined) logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
     const period = periodOf(now())
     let used: number
+    // Named only where the store can undo a consume whose reply was lost.
+    const operation = open.quota.cancel === undefined ? undefined : randomUUID()
     try {
-      const consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention)
+      const consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation)
       if (!consumed.granted) return sendDetail(res, 402, details.upgrade)
       used = consumed.used
       metrics.unitsConsumed += fields.count
     } catch (error) {
       logFailure('ERR_UV_STORE', 'quota update failed', error)
+      if (operation !== undefined) compensation.add(open.quota, operation, key.id, period.id, fields.count)
       return unavailable(res)
     }
 
@@ -195,6 +201,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     async close() {
       loopDelay?.stop()
       await limiters.close()
+      await compensation.close()
       verifier.close()
       await stores.close()
     },

@@ -140,9 +140,20 @@ export interface QuotaStore {
   readonly localKeys: boolean
   readonly prefix: string
   init?(): Promise<void>
-  consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult>
+  /**
+   * `operation` (optional) names this call so that {@link QuotaStore.cancel} can undo it when the
+   * call rejected after the store may already have applied it (a reply lost to an outage).
+   */
+  consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number, operation?: string): Promise<ConsumeResult>
   /** Gives back units consumed by a request that then failed; never goes below zero. */
   refund(keyId: string, period: string, amount: number): Promise<void>
+  /**
+   * Optional, for stores whose replies can be lost (network stores): undoes the consume named
+   * `operation` if the store applied it and it was not cancelled before; resolves `true` when
+   * units were given back, `false` when there was nothing to undo. Idempotent. The middleware
+   * calls it, retrying until the store answers, for every consume that rejected.
+   */
+  cancel?(operation: string, keyId: string, period: string, amount: number): Promise<boolean>
   /** Usage of `keyId` in `period` (0 when none). */
   get(keyId: string, period: string): Promise<number>
   close?(): Promise<void>

@@ -21,13 +21,15 @@ export interface RedisQuotaStoreOptions {
   close?: () => Promise<void>
 }
 
-// KEYS[1] usage key; ARGV amount, limit, expiresAt (ms). Returns {granted 0|1, used}.
+// KEYS[1] usage key, KEYS[2] operation key; ARGV amount, limit, expiresAt (ms), operation TTL (ms,
+// 0 = no operation). Returns {granted 0|1, used}. A granted operation is remembered so cancel can undo it.
 const CONSUME = `local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 if used + amount > tonumber(ARGV[2]) then return {0, used} end
 used = redis.call('INCRBY', KEYS[1], amount)
 local ttl = redis.call('PEXPIRETIME', KEYS[1])
 if ttl < tonumber(ARGV[3]) then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
+if tonumber(ARGV[4]) > 0 then redis.call('SET', KEYS[2], amount, 'PX', ARGV[4]) end
 return {1, used}`
 
 // Never below zero, and never creates a key (DECRBY on a missing key would, without a TTL).
@@ -35,6 +37,18 @@ const REFUND = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local used = redis.call('DECRBY', KEYS[1], ARGV[1])
 if used < 0 then redis.call('INCRBY', KEYS[1], -used) used = 0 end
 return used`
+
+// KEYS[1] usage key, KEYS[2] operation key. Undoes a remembered operation once; 1 if units came back.
+const CANCEL = `local amount = tonumber(redis.call('GET', KEYS[2]) or '0')
+if amount == 0 then return 0 end
+redis.call('DEL', KEYS[2])
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local used = redis.call('DECRBY', KEYS[1], amount)
+if used < 0 then redis.call('INCRBY', KEYS[1], -used) end
+return 1`
+
+/** How long an operation can still be cancelled, in ms: longer than any retry of the middleware. */
+const operationTtl = 2 * 3600 * 1000
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex')
 
@@ -81,17 +95,23 @@ export class RedisQuotaStore implements QuotaStore {
     }
   }
 
-  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
-    const key = this.#key(keyId, period)
-    const args = [String(checkUnits('amount', amount)), String(checkLimit(limit)), String(checkExpiresAt(expiresAt))]
-    const reply = await this.#eval(CONSUME, key, args)
+  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number, operation?: string): Promise<ConsumeResult> {
+    const keys = [this.#key(keyId, period), this.#operationKey(operation ?? '-')]
+    const args = [String(checkUnits('amount', amount)), String(checkLimit(limit)), String(checkExpiresAt(expiresAt)), operation === undefined ? '0' : String(operationTtl)]
+    const reply = await this.#eval(CONSUME, keys, args)
     if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`user-verification: unexpected reply from the Redis consume script: ${JSON.stringify(reply)}`)
     return { granted: Number(reply[0]) === 1, used: Number(reply[1]) }
   }
 
   async refund (keyId: string, period: string, amount: number): Promise<void> {
     const key = this.#key(keyId, period)
-    await this.#eval(REFUND, key, [String(checkUnits('amount', amount))])
+    await this.#eval(REFUND, [key], [String(checkUnits('amount', amount))])
+  }
+
+  async cancel (operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
+    checkUnits('amount', amount)
+    const reply = await this.#eval(CANCEL, [this.#key(keyId, period), this.#operationKey(operation)], [])
+    return Number(reply) === 1
   }
 
   async get (keyId: string, period: string): Promise<number> {
@@ -107,12 +127,16 @@ export class RedisQuotaStore implements QuotaStore {
     return `${this.#keyPrefix}${checkName('keyId', keyId)}:${checkName('period', period)}`
   }
 
-  async #eval (script: string, key: string, args: string[]): Promise<unknown> {
+  #operationKey (operation: string): string {
+    return `${this.#keyPrefix}op:${checkName('operation', operation)}`
+  }
+
+  async #eval (script: string, keys: string[], args: string[]): Promise<unknown> {
     try {
-      return await this.#send(['EVALSHA', sha1(script), '1', key, ...args])
+      return await this.#send(['EVALSHA', sha1(script), String(keys.length), ...keys, ...args])
     } catch (error) {
       if (!String((error as Error)?.message ?? error).includes('NOSCRIPT')) throw error
-      return this.#send(['EVAL', script, '1', key, ...args])
+      return this.#send(['EVAL', script, String(keys.length), ...keys, ...args])
     }
   }
 }
