@@ -10,7 +10,8 @@ import { QuotaCompensation } from './quota-compensation.js'
 import { createRateLimiters, redisBackendOf } from './rate-limit.js'
 import { validateRequest } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from './stores/open-stores.js'
-import type { KeyRecord, Stores } from './types.js'
+import { KeyCache, type KeyEntry } from './key-cache.js'
+import type { ConsumeResult, KeyRecord, Stores } from './types.js'
 import { createVerifier, presentFields } from './verify.js'
 
 /** The only `model` the API accepts. */
@@ -77,6 +78,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const stores = storeOpener(config)
   const loopDelay = config.maxEventLoopDelay > 0 ? eventLoopWatch() : undefined
   const compensation = new QuotaCompensation({ logger })
+  const keyCache = new KeyCache()
   const limiters = createRateLimiters(config.rateLimit, { logger, retryAfter, backend: async () => redisBackendOf(await stores.get()) })
 
   function logFailure(code: ErrorCode, message: string, error: unknown): void {
@@ -104,36 +106,53 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     if (overloaded()) return unavailable(res)
 
     let open: Stores
-    let key: KeyRecord | undefined
     try {
       open = await stores.get()
-      key = checked.token === '' ? undefined : await open.keys.getByHash(hashKey(checked.token))
     } catch (error) {
-      logFailure('ERR_UV_STORE', 'key lookup failed', error)
+      logFailure('ERR_UV_STORE', 'the store is not open', error)
       return unavailable(res)
     }
-    if (key === undefined || key.revokedAt !== null) return sendDetail(res, 401, details.invalidToken)
-
-    const { body } = checked
-    if (body.model !== modelName) return sendDetail(res, 400, details.invalidTool)
+    const { body, token } = checked
+    const hash = hashKey(token)
     const fields = presentFields(body)
-    if (fields.count === 0) return sendDetail(res, 400, details.noData)
-
-    const limit = plans[key.plan]
-    if (limit === undefined) logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
     const period = periodOf(now())
+    let key: KeyRecord
+    let limit: number | undefined
     let used: number
-    // Named only where the store can undo a consume whose reply was lost.
-    const operation = open.quota.cancel === undefined ? undefined : randomUUID()
-    try {
-      const consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation)
+    // A cached key record can turn out stale at the consume: undo it and go again with a fresh one.
+    for (let attempt = 1; ; attempt++) {
+      let entry: KeyEntry
+      try {
+        entry = token === '' ? { record: undefined, version: undefined } : await keyCache.lookup(open, hash)
+      } catch (error) {
+        logFailure('ERR_UV_STORE', 'key lookup failed', error)
+        return unavailable(res)
+      }
+      if (entry.record === undefined || entry.record.revokedAt !== null) return sendDetail(res, 401, details.invalidToken)
+      key = entry.record
+      if (body.model !== modelName) return sendDetail(res, 400, details.invalidTool)
+      if (fields.count === 0) return sendDetail(res, 400, details.noData)
+
+      limit = plans[key.plan]
+      if (limit === undefined) logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
+      // Named only where the store can undo a consume whose reply was lost.
+      const operation = open.quota.cancel === undefined ? undefined : randomUUID()
+      let consumed: ConsumeResult
+      try {
+        consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation)
+        if (!keyCache.confirm(hash, entry, consumed) && attempt < 3) {
+          if (consumed.granted) await open.quota.refund(key.id, period.id, fields.count)
+          continue
+        }
+      } catch (error) {
+        logFailure('ERR_UV_STORE', 'quota update failed', error)
+        if (operation !== undefined) compensation.add(open.quota, operation, key.id, period.id, fields.count)
+        return unavailable(res)
+      }
       if (!consumed.granted) return sendDetail(res, 402, details.upgrade)
       used = consumed.used
       metrics.unitsConsumed += fields.count
-    } catch (error) {
-      logFailure('ERR_UV_STORE', 'quota update failed', error)
-      if (operation !== undefined) compensation.add(open.quota, operation, key.id, period.id, fields.count)
-      return unavailable(res)
+      break
     }
 
     let result

@@ -125,6 +125,8 @@ export interface ConsumeResult {
   granted: boolean
   /** Usage of the period after this call (unchanged when not granted). */
   used: number
+  /** Stores with {@link QuotaStore.keysVersion}: the key-records version, read atomically with this call. */
+  keysVersion?: number
 }
 
 /**
@@ -154,6 +156,13 @@ export interface QuotaStore {
    * calls it, retrying until the store answers, for every consume that rejected.
    */
   cancel?(operation: string, keyId: string, period: string, amount: number): Promise<boolean>
+  /**
+   * Optional: a number that changes whenever a key record is created or changed (the key store
+   * of the same backend bumps it after each write). A store that has it also returns it from
+   * `consume`, in the same atomic step, which lets the middleware cache key records and still
+   * see every revocation or plan change on the very next request.
+   */
+  keysVersion?(): Promise<number>
   /** Usage of `keyId` in `period` (0 when none). */
   get(keyId: string, period: string): Promise<number>
   close?(): Promise<void>

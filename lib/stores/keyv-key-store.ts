@@ -17,6 +17,8 @@ export interface KeyvKeyStoreOptions {
   timeout?: number
   /** Called by `close()` instead of `keyv.disconnect()`, when the caller owns a shared connection. */
   close?: () => Promise<void>
+  /** Called after every successful create or update (e.g. to bump a quota store's `keysVersion`). */
+  onChange?: () => Promise<void>
 }
 
 const ID = 'id:'
@@ -40,6 +42,7 @@ export class KeyvKeyStore implements KeyStore {
   readonly #keyv: Keyv
   readonly #close: (() => Promise<void>) | undefined
   readonly #timeout: number | undefined
+  readonly #onChange: (() => Promise<void>) | undefined
 
   constructor (keyv: Keyv, options: KeyvKeyStoreOptions = {}) {
     if (keyv === null || typeof keyv !== 'object' || typeof keyv.get !== 'function' || typeof keyv.set !== 'function') {
@@ -56,6 +59,7 @@ export class KeyvKeyStore implements KeyStore {
     this.prefix = options.prefix ?? keyv.namespace ?? (keyv.store as { namespace?: string }).namespace ?? ''
     this.#close = options.close
     this.#timeout = options.timeout
+    this.#onChange = options.onChange
     const logger = options.logger ?? console
     keyv.on('error', (error: unknown) => {
       logger.error('user-verification: key store error', { prefix: this.prefix, error: error instanceof Error ? error.message : String(error) })
@@ -91,6 +95,7 @@ export class KeyvKeyStore implements KeyStore {
     // a key that was never shown, never a usable key that cannot be listed or revoked.
     await this.#mustSet(ID + r.id, r.hash)
     await this.#mustSet(HASH + r.hash, r)
+    await this.#onChange?.()
   }
 
   async update (id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
@@ -98,6 +103,8 @@ export class KeyvKeyStore implements KeyStore {
     if (current === undefined) return undefined
     const next = checkRecord({ ...current, ...pickPatch(patch) })
     await this.#mustSet(HASH + current.hash, next)
+    // After the write: whoever sees the new version re-reads and finds the new record.
+    await this.#onChange?.()
     return next
   }
 

@@ -80,7 +80,7 @@ async function openSqlite (path: string, namespace: string, logger: Logger): Pro
   await quota.init()
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: `${namespace}_keys`, busyTimeout: 5000, iterationLimit: 1000 })
   const keyv = new Keyv({ store: adapter, namespace: `${namespace}-keys`, throwOnErrors: true })
-  const keys = new KeyvKeyStore(keyv, { logger, localKeys: path === ':memory:', prefix: namespace, close: async () => adapter.disconnect().catch(() => {}) })
+  const keys = new KeyvKeyStore(keyv, { logger, localKeys: path === ':memory:', prefix: namespace, close: async () => adapter.disconnect().catch(() => {}), onChange: () => quota.keysChanged() })
   try {
     await keys.init()
   } catch (error) {

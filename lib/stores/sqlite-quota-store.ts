@@ -29,7 +29,7 @@ const CONSUME = (t: string): string => `INSERT INTO ${t} (key_id, period, used, 
   SELECT ?1, ?2, ?3, ?5 WHERE ?3 <= ?4
   ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at)
   WHERE used + excluded.used <= ?4
-  RETURNING used`
+  RETURNING used, (SELECT value FROM ${t}_meta WHERE name = 'keys') AS keys_version`
 
 type Params = unknown[]
 
@@ -72,10 +72,21 @@ export class SqliteQuotaStore implements QuotaStore {
   async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
     const params = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkLimit(limit), checkExpiresAt(expiresAt)]
     const db = await this.#open()
-    const rows = await all<{ used: number }>(db.consume, params)
-    const row = rows[0]
-    if (row !== undefined) return { granted: true, used: Number(row.used) }
-    return { granted: false, used: await this.#used(db, params[0], params[1]) }
+    const rows = await all<UsageRow>(db.consume, params)
+    const row = rows[0] ?? (await all<UsageRow>(db.select, [params[0], params[1]]))[0]
+    return { granted: rows[0] !== undefined, used: Number(row?.used ?? 0), keysVersion: Number(row?.keys_version ?? 0) }
+  }
+
+  async keysVersion (): Promise<number> {
+    const db = await this.#open()
+    const rows = await all<UsageRow>(db.select, ['', ''])
+    return Number(rows[0]?.keys_version ?? 0)
+  }
+
+  /** Bumps the key-records version; the key store of the same file calls it after every write. */
+  async keysChanged (): Promise<void> {
+    const db = await this.#open()
+    await all(db.bump, [])
   }
 
   async refund (keyId: string, period: string, amount: number): Promise<void> {
@@ -103,15 +114,15 @@ export class SqliteQuotaStore implements QuotaStore {
     } catch {
       return
     }
-    for (const s of [opened.consume, opened.refund, opened.select, opened.purge]) {
+    for (const s of [opened.consume, opened.refund, opened.select, opened.purge, opened.bump]) {
       await new Promise<void>((resolve) => s.finalize(() => resolve()))
     }
     await new Promise<void>((resolve, reject) => opened.db.close((error) => error ? reject(error) : resolve()))
   }
 
   async #used (db: Opened, keyId: unknown, period: unknown): Promise<number> {
-    const rows = await all<{ used: number }>(db.select, [keyId, period])
-    return rows[0] === undefined ? 0 : Number(rows[0].used)
+    const rows = await all<UsageRow>(db.select, [keyId, period])
+    return Number(rows[0]?.used ?? 0)
   }
 
   #open (): Promise<Opened> {
@@ -140,6 +151,12 @@ interface Opened {
   refund: sqlite3.Statement
   select: sqlite3.Statement
   purge: sqlite3.Statement
+  bump: sqlite3.Statement
+}
+
+interface UsageRow {
+  used: number | null
+  keys_version: number | null
 }
 
 async function openDatabase (options: { path: string, table: string, busyTimeout: number }): Promise<Opened> {
@@ -157,11 +174,14 @@ async function openDatabase (options: { path: string, table: string, busyTimeout
     await exec(db, `CREATE TABLE IF NOT EXISTS ${table} (
       key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
       PRIMARY KEY (key_id, period)) WITHOUT ROWID`)
+    await exec(db, `CREATE TABLE IF NOT EXISTS ${table}_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`)
+    await exec(db, `INSERT OR IGNORE INTO ${table}_meta (name, value) VALUES ('keys', 0)`)
     return {
       db,
       consume: await prepare(db, CONSUME(table)),
       refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1) WHERE key_id = ?2 AND period = ?3`),
-      select: await prepare(db, `SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2`),
+      select: await prepare(db, `SELECT (SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2) AS used, (SELECT value FROM ${table}_meta WHERE name = 'keys') AS keys_version`),
+      bump: await prepare(db, `UPDATE ${table}_meta SET value = value + 1 WHERE name = 'keys'`),
       purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`)
     }
   } catch (error) {
