@@ -1,10 +1,8 @@
 // No PII in logs: a realistic session, failures included, against `serve` and the in-process middleware; every email, name and key sent is grepped for.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { createServer as createNetServer } from 'node:net'
-import { createClient } from '@keyv/redis'
 import express from 'express'
 import t from 'tap'
 import { issueKey } from '../lib/api-keys.js'
@@ -15,6 +13,7 @@ import type { Stores } from '../lib/types.js'
 import { captureLogger, memoryStores } from './fixtures/create-api.js'
 import { buildRequest, rawRequest, targetOf } from './fixtures/raw-http.js'
 import { cliPath, runCli, startServe } from './fixtures/spawn-cli.js'
+import { startPrivateRedis } from './fixtures/private-redis.js'
 import { testVerifiers } from './fixtures/test-verifiers.js'
 
 /** Everything personal this test sends; each must be absent from every log. */
@@ -68,14 +67,9 @@ const haveRedisServer = spawnSync('redis-server', ['--version']).status === 0
 t.test('the standalone server: a session with successes, refusals and a store outage logs no email, name or key', {
   skip: !haveBuild ? `${cliPath} is missing: run \`npm run build\` first` : !haveRedisServer ? 'redis-server is not installed: the store-outage session needs a private one' : false,
 }, async (t) => {
-  const port = await freePort()
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-  t.teardown(() => {
-    redis.kill('SIGCONT')
-    redis.kill('SIGKILL')
-  })
-  await waitForRedis(port)
-  const store = `redis://127.0.0.1:${port}`
+  const redis = await startPrivateRedis()
+  t.teardown(() => redis.close())
+  const store = redis.url
   const create = async (plan: string) => JSON.parse((await runCli(['keys', 'create', '--plan', plan, '--label', 'pii', '--store', store, '--json'])).stdout) as { id: string; key: string }
   const pro = await create('pro')
   const free = await create('free')
@@ -119,9 +113,9 @@ t.test('the standalone server: a session with successes, refusals and a store ou
   statuses.push(parserReject.status ?? 0)
 
   // Store outage: Redis stops answering, so lookups and consumes time out (503), then it comes back.
-  redis.kill('SIGSTOP')
+  redis.pause()
   const during = await Promise.all([post(full(), pro.key), post(full(), pro.key), post(full(), token('uv_' + randomBytes(32).toString('base64url')))])
-  redis.kill('SIGCONT')
+  redis.resume()
   let after = 0
   for (let i = 0; i < 50 && after !== 200; i++) {
     after = await post(full(), pro.key)
@@ -273,27 +267,4 @@ t.test('the leak detector finds what it looks for', async (t) => {
   t.strictSame(leaks('{"level":"info","msg":"request","path":"/api/v1","status":200}'), [], 'and nothing in a clean line')
 })
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
-async function waitForRedis(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } })
-    client.on('error', () => {})
-    try {
-      await client.connect()
-      await client.close()
-      return
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-  throw new Error(`redis-server on port ${port} did not start`)
-}

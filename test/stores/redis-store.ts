@@ -1,9 +1,9 @@
 // Redis stores: the shared contract on UV_TEST_REDIS_URL, plus expiry, refusal and outage/recovery on a private redis-server.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
+import { spawnSync } from 'node:child_process'
 import { createClient } from '@keyv/redis'
 import t from 'tap'
 import { openStores } from '../../lib/stores/open-stores.js'
+import { sparePort, startPrivateRedis } from '../fixtures/private-redis.js'
 import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
 
 const url = process.env.UV_TEST_REDIS_URL
@@ -58,7 +58,7 @@ t.test('usage keys expire at the period end; records live under the namespace', 
 })
 
 t.test('an unreachable Redis is refused quickly with a clear error', async (t) => {
-  const port = await freePort()
+  const port = await sparePort()
   const started = Date.now()
   await t.rejects(openStores(`redis://127.0.0.1:${port}`, { logger: quiet }), /user-verification: cannot reach the Redis store at redis:\/\/127\.0\.0\.1:\d+/)
   t.ok(Date.now() - started < 3000, 'within 3 s')
@@ -68,30 +68,25 @@ t.test('an unreachable Redis is refused quickly with a clear error', async (t) =
 const haveRedisServer = spawnSync('redis-server', ['--version']).status === 0
 
 t.test('outage: commands reject fast while Redis is down or hung, and recover by themselves', { skip: haveRedisServer ? false : 'redis-server is not installed: the private-server outage test needs it' }, async (t) => {
-  const port = await freePort()
-  let server = startRedis(port)
-  t.teardown(() => { server.kill('SIGKILL') })
-  await waitForRedis(port)
-  const stores = await openStores(`redis://127.0.0.1:${port}`, { logger: quiet, commandTimeout: 300, namespace: 'outage' })
+  const redis = await startPrivateRedis()
+  t.teardown(() => redis.close())
+  const stores = await openStores(redis.url, { logger: quiet, commandTimeout: 300, namespace: 'outage' })
   t.teardown(() => stores.close())
   const expiresAt = Date.now() + 60_000
   t.same(await stores.quota.consume('key_o', 'p', 1, 100, expiresAt), { granted: true, used: 1 })
 
-  server.kill('SIGSTOP')
+  redis.pause()
   let started = Date.now()
   await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a hung server: the command times out')
   t.ok(Date.now() - started < 1500, `rejected after ${Date.now() - started} ms (command timeout 300 ms)`)
-  server.kill('SIGCONT')
-  server.kill('SIGKILL')
-  await new Promise((resolve) => server.once('exit', resolve))
+  await redis.stop('SIGKILL')
 
   started = Date.now()
   await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a stopped server')
   await t.rejects(stores.keys.getByHash(makeRecord().hash), 'key lookups reject too, never "no such key"')
   t.ok(Date.now() - started < 1000, `both rejected after ${Date.now() - started} ms`)
 
-  server = startRedis(port)
-  await waitForRedis(port)
+  await redis.start()
   started = Date.now()
   let result
   while (Date.now() - started < 5000) {
@@ -106,31 +101,5 @@ t.test('outage: commands reject fast while Redis is down or hung, and recover by
   t.same(result, { granted: true, used: 1 }, `recovered ${Date.now() - started} ms after the restart`)
 })
 
-function startRedis (port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-}
 
-async function waitForRedis (port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } })
-    client.on('error', () => {})
-    try {
-      await client.connect()
-      await client.close()
-      return
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-  throw new Error(`redis-server on port ${port} did not start`)
-}
 
-async function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
-    })
-  })
-}
