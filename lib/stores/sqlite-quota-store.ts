@@ -1,4 +1,4 @@
-// Default quota store: one conditional UPSERT per consume on the SQLite file the keys live in.
+// Default quota store: conditional UPSERTs, grouped per statement under load, on the SQLite file the keys live in.
 import sqlite3 from 'sqlite3'
 import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
 import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
@@ -21,15 +21,26 @@ export interface SqliteQuotaStoreOptions {
   now?: () => number
 }
 
-// Row is inserted only when amount <= limit; an existing row is updated only when the sum stays
-// within the limit. One statement = one write transaction, which SQLite serialises across every
-// connection and process on the file, so the check and the add are atomic. RETURNING yields no
-// row when nothing was written, i.e. the consume was refused.
-const CONSUME = (t: string): string => `INSERT INTO ${t} (key_id, period, used, expires_at)
-  SELECT ?1, ?2, ?3, ?5 WHERE ?3 <= ?4
-  ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at)
-  WHERE used + excluded.used <= ?4
-  RETURNING used, (SELECT value FROM ${t}_meta WHERE name = 'keys') AS keys_version`
+// Consumes that arrive while one statement runs are sent together as the next one (group commit):
+// one multi-row UPSERT, whose rows SQLite applies in order. A row is inserted only when amount <=
+// limit; an existing row is updated only when the sum stays within that row's limit (carried in
+// the `lim` column so `excluded.lim` can see it). One statement = one write transaction, which
+// SQLite serialises across every connection and process on the file, so each check-and-add is
+// atomic. RETURNING names (by `op`, the row's index in the batch) every consume that was written;
+// the others were refused.
+const MAX_BATCH = 64
+const CONSUME = (t: string, rows: number): string => `INSERT INTO ${t} (key_id, period, used, expires_at, lim, op)
+  SELECT column1, column2, column3, column4, column5, column6 FROM (VALUES ${Array.from({ length: rows }, () => '(?,?,?,?,?,?)').join(',')})
+  WHERE column3 <= column5
+  ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at), lim = excluded.lim, op = excluded.op
+  WHERE used + excluded.used <= excluded.lim
+  RETURNING op, used, (SELECT value FROM ${t}_meta WHERE name = 'keys') AS keys_version`
+
+interface Pending {
+  params: [string, string, number, number, number]
+  resolve: (result: ConsumeResult) => void
+  reject: (error: unknown) => void
+}
 
 type Params = unknown[]
 
@@ -50,6 +61,8 @@ export class SqliteQuotaStore implements QuotaStore {
   readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now'>> & Pick<SqliteQuotaStoreOptions, 'logger' | 'now'>
   #ready: Promise<Opened> | undefined
   #timer: NodeJS.Timeout | undefined
+  readonly #queue: Pending[] = []
+  #draining = false
 
   constructor (options: SqliteQuotaStoreOptions) {
     if (options === null || typeof options !== 'object' || typeof options.path !== 'string' || options.path.length === 0) {
@@ -70,11 +83,41 @@ export class SqliteQuotaStore implements QuotaStore {
   }
 
   async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
-    const params = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkLimit(limit), checkExpiresAt(expiresAt)]
-    const db = await this.#open()
-    const rows = await all<UsageRow>(db.consume, params)
-    const row = rows[0] ?? (await all<UsageRow>(db.select, [params[0], params[1]]))[0]
-    return { granted: rows[0] !== undefined, used: Number(row?.used ?? 0), keysVersion: Number(row?.keys_version ?? 0) }
+    const params: Pending['params'] = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkExpiresAt(expiresAt), checkLimit(limit)]
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ params, resolve, reject })
+      if (!this.#draining) void this.#drain()
+    })
+  }
+
+  /** Sends queued consumes, a batch per statement, until the queue is empty. */
+  async #drain (): Promise<void> {
+    this.#draining = true
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, MAX_BATCH)
+        try {
+          const db = await this.#open()
+          const rows = await all<UsageRow & { op: number }>(db.consumeStatement(batch.length), batch.flatMap((p, op) => [...p.params, op]))
+          const written = new Map(rows.map((row) => [Number(row.op), row]))
+          for (const [op, pending] of batch.entries()) {
+            const row = written.get(op)
+            if (row !== undefined) pending.resolve({ granted: true, used: Number(row.used), keysVersion: Number(row.keys_version ?? 0) })
+            else this.#refused(db, pending)
+          }
+        } catch (error) {
+          for (const pending of batch) pending.reject(error)
+        }
+      }
+    } finally {
+      this.#draining = false
+    }
+  }
+
+  #refused (db: Opened, pending: Pending): void {
+    all<UsageRow>(db.select, [pending.params[0], pending.params[1]]).then((rows) => {
+      pending.resolve({ granted: false, used: Number(rows[0]?.used ?? 0), keysVersion: Number(rows[0]?.keys_version ?? 0) })
+    }, pending.reject)
   }
 
   async keysVersion (): Promise<number> {
@@ -114,7 +157,7 @@ export class SqliteQuotaStore implements QuotaStore {
     } catch {
       return
     }
-    for (const s of [opened.consume, opened.refund, opened.select, opened.purge, opened.bump]) {
+    for (const s of [...opened.consumeStatements.values(), opened.refund, opened.select, opened.purge, opened.bump]) {
       await new Promise<void>((resolve) => s.finalize(() => resolve()))
     }
     await new Promise<void>((resolve, reject) => opened.db.close((error) => error ? reject(error) : resolve()))
@@ -147,7 +190,9 @@ export class SqliteQuotaStore implements QuotaStore {
 
 interface Opened {
   db: sqlite3.Database
-  consume: sqlite3.Statement
+  /** The consume statement for a batch of `rows` (prepared on first use, then kept). */
+  consumeStatement: (rows: number) => sqlite3.Statement
+  consumeStatements: Map<number, sqlite3.Statement>
   refund: sqlite3.Statement
   select: sqlite3.Statement
   purge: sqlite3.Statement
@@ -173,12 +218,28 @@ async function openDatabase (options: { path: string, table: string, busyTimeout
     await exec(db, 'PRAGMA synchronous=NORMAL')
     await exec(db, `CREATE TABLE IF NOT EXISTS ${table} (
       key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+      lim INTEGER NOT NULL DEFAULT 0, op INTEGER NOT NULL DEFAULT 0,
       PRIMARY KEY (key_id, period)) WITHOUT ROWID`)
+    // Files from before group commit lack the columns that carry a row's limit and batch index.
+    const columns = await new Promise<Array<{ name: string }>>((resolve, reject) => db.all(`PRAGMA table_info(${table})`, (error, rows: Array<{ name: string }>) => error ? reject(error) : resolve(rows)))
+    for (const column of ['lim', 'op']) {
+      if (!columns.some((c) => c.name === column)) await exec(db, `ALTER TABLE ${table} ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`)
+    }
     await exec(db, `CREATE TABLE IF NOT EXISTS ${table}_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`)
     await exec(db, `INSERT OR IGNORE INTO ${table}_meta (name, value) VALUES ('keys', 0)`)
+    const consumeStatements = new Map<number, sqlite3.Statement>()
     return {
       db,
-      consume: await prepare(db, CONSUME(table)),
+      consumeStatements,
+      consumeStatement (rows: number): sqlite3.Statement {
+        let statement = consumeStatements.get(rows)
+        if (statement === undefined) {
+          // Prepared without waiting: a failure reaches the first run's callback, which rejects the batch.
+          statement = db.prepare(CONSUME(table, rows)).on('error', () => {})
+          consumeStatements.set(rows, statement)
+        }
+        return statement
+      },
       refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1) WHERE key_id = ?2 AND period = ?3`),
       select: await prepare(db, `SELECT (SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2) AS used, (SELECT value FROM ${table}_meta WHERE name = 'keys') AS keys_version`),
       bump: await prepare(db, `UPDATE ${table}_meta SET value = value + 1 WHERE name = 'keys'`),

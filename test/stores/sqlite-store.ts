@@ -126,3 +126,18 @@ t.test('consume waits for another connection\'s write lock instead of failing', 
   t.equal(results.filter((r) => r.granted).length, 150)
   t.equal(await a.get('key_busy', 'p'), 150)
 })
+
+t.test('group commit: consumes sent together are applied in arrival order, each all-or-nothing', async (t) => {
+  const dir = t.testdir()
+  const stores = await openStores(`sqlite://${dir}/batch.sqlite`)
+  t.teardown(() => stores.close())
+  const later = Date.now() + 60_000
+  // Fired in one tick: the first goes alone, the rest queue behind it and share one statement.
+  const amounts = [3, 3, 3, 3, 1, 2]
+  const results = await Promise.all(amounts.map((amount) => stores.quota.consume('key_batch', 'p', amount, 10, later)))
+  t.strictSame(results.map((r) => r.granted), [true, true, true, false, true, false])
+  t.strictSame(results.filter((r) => r.granted).map((r) => r.used), [3, 6, 9, 10], 'each granted consume sees the ones before it')
+  t.equal(await stores.quota.get('key_batch', 'p'), 10)
+  const other = await Promise.all([stores.quota.consume('key_x', 'p', 5, 5, later), stores.quota.consume('key_y', 'p', 6, 5, later)])
+  t.strictSame(other.map((r) => r.granted), [true, false], 'rows of different keys in one batch do not affect each other')
+})
