@@ -5,14 +5,14 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { hashKey } from './api-keys.js'
 import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from './errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
-import { periodOf } from './plans.js'
+import { periodOf, type Period } from './plans.js'
 import { QuotaCompensation } from './quota-compensation.js'
 import { createRateLimiters, redisBackendOf } from './rate-limit.js'
-import { validateRequest } from './request-validation.js'
+import { validateRequest, type RequestBody } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from './stores/open-stores.js'
 import { KeyCache, type KeyEntry } from './key-cache.js'
 import type { ConsumeResult, KeyRecord, Stores } from './types.js'
-import { createVerifier, presentFields } from './verify.js'
+import { createVerifier, presentFields, type PresentFields } from './verify.js'
 
 /** The only `model` the API accepts. */
 export const modelName = 'user_verification'
@@ -43,6 +43,13 @@ export interface UserVerificationMiddleware extends RequestHandler {
   metrics(): MiddlewareMetrics
   /** Stops timers and closes the stores the middleware opened itself. */
   close(): Promise<void>
+}
+
+/** A request that passed every check up to the quota: its key and the units now used. */
+interface Admitted {
+  key: KeyRecord
+  limit: number
+  used: number
 }
 
 /** Sends `{ detail }` with `status`; the API's single way of answering an error. */
@@ -95,6 +102,48 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     return loopDelay !== undefined && loopDelay.current() > config.maxEventLoopDelay
   }
 
+  /**
+   * Steps 2-5 of the order of checks: the key (401), the model (400), the data (400) and the
+   * quota (402). Answers the request itself when a check fails; otherwise the units are consumed.
+   */
+  async function admit(res: Response, open: Stores, token: string, body: RequestBody, fields: PresentFields, period: Period): Promise<Admitted | undefined> {
+    const hash = hashKey(token)
+    // A cached key record can turn out stale at the consume: undo it and go again with a fresh one.
+    for (let attempt = 1; ; attempt++) {
+      let entry: KeyEntry
+      try {
+        entry = token === '' ? { record: undefined, version: undefined } : await keyCache.lookup(open, hash)
+      } catch (error) {
+        logFailure('ERR_UV_STORE', 'key lookup failed', error)
+        return void unavailable(res)
+      }
+      const key = entry.record
+      if (key === undefined || key.revokedAt !== null) return void sendDetail(res, 401, details.invalidToken)
+      if (body.model !== modelName) return void sendDetail(res, 400, details.invalidTool)
+      if (fields.count === 0) return void sendDetail(res, 400, details.noData)
+
+      const limit = plans[key.plan]
+      if (limit === undefined) logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
+      // Named only where the store can undo a consume whose reply was lost.
+      const operation = open.quota.cancel === undefined ? undefined : randomUUID()
+      let consumed: ConsumeResult
+      try {
+        consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation)
+        if (!keyCache.confirm(hash, entry, consumed) && attempt < 3) {
+          if (consumed.granted) await open.quota.refund(key.id, period.id, fields.count)
+          continue
+        }
+      } catch (error) {
+        logFailure('ERR_UV_STORE', 'quota update failed', error)
+        if (operation !== undefined) compensation.add(open.quota, operation, key.id, period.id, fields.count)
+        return void unavailable(res)
+      }
+      if (!consumed.granted) return void sendDetail(res, 402, details.upgrade)
+      metrics.unitsConsumed += fields.count
+      return { key, limit: limit ?? 0, used: consumed.used }
+    }
+  }
+
   async function verificationHandler(req: Request, res: Response): Promise<void> {
     metrics.inFlight++
     res.once('close', () => {
@@ -113,47 +162,11 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       return unavailable(res)
     }
     const { body, token } = checked
-    const hash = hashKey(token)
     const fields = presentFields(body)
     const period = periodOf(now())
-    let key: KeyRecord
-    let limit: number | undefined
-    let used: number
-    // A cached key record can turn out stale at the consume: undo it and go again with a fresh one.
-    for (let attempt = 1; ; attempt++) {
-      let entry: KeyEntry
-      try {
-        entry = token === '' ? { record: undefined, version: undefined } : await keyCache.lookup(open, hash)
-      } catch (error) {
-        logFailure('ERR_UV_STORE', 'key lookup failed', error)
-        return unavailable(res)
-      }
-      if (entry.record === undefined || entry.record.revokedAt !== null) return sendDetail(res, 401, details.invalidToken)
-      key = entry.record
-      if (body.model !== modelName) return sendDetail(res, 400, details.invalidTool)
-      if (fields.count === 0) return sendDetail(res, 400, details.noData)
-
-      limit = plans[key.plan]
-      if (limit === undefined) logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
-      // Named only where the store can undo a consume whose reply was lost.
-      const operation = open.quota.cancel === undefined ? undefined : randomUUID()
-      let consumed: ConsumeResult
-      try {
-        consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation)
-        if (!keyCache.confirm(hash, entry, consumed) && attempt < 3) {
-          if (consumed.granted) await open.quota.refund(key.id, period.id, fields.count)
-          continue
-        }
-      } catch (error) {
-        logFailure('ERR_UV_STORE', 'quota update failed', error)
-        if (operation !== undefined) compensation.add(open.quota, operation, key.id, period.id, fields.count)
-        return unavailable(res)
-      }
-      if (!consumed.granted) return sendDetail(res, 402, details.upgrade)
-      used = consumed.used
-      metrics.unitsConsumed += fields.count
-      break
-    }
+    const admitted = await admit(res, open, token, body, fields, period)
+    if (admitted === undefined) return
+    const { key, limit, used } = admitted
 
     let result
     try {
@@ -171,7 +184,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
 
     res.set({
       'X-Quota-Limit': String(limit),
-      'X-Quota-Remaining': String(Math.max(0, (limit ?? 0) - used)),
+      'X-Quota-Remaining': String(Math.max(0, limit - used)),
       'X-Quota-Reset': new Date(period.end).toISOString(),
     })
     res.status(200).json({
