@@ -1,6 +1,7 @@
 // Name model benchmark: held-out accuracy and per-prediction latency vs gibberish-detective, cold load and RSS.
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { loadNameModel } from '../lib/name-verifier.js'
 import { buildDataset } from '../tools/name-data/dataset.js'
@@ -45,6 +46,7 @@ function coldLoad (): { ms: number, rssMiB: number } {
   return { ms: med(runs.map((r) => r.ms)), rssMiB: med(runs.map((r) => r.rss)) }
 }
 
+const loadStart = loadavg().map((l) => l.toFixed(2)).join(' ')
 const ds = await buildDataset(SEED)
 const test = ds.examples.filter((e) => e.split === 'test')
 const values = test.map((e) => e.value)
@@ -63,7 +65,9 @@ const tTheirs = quantiles(timeEach(values, N, (v) => { try { return gib.detect(v
 const cold = coldLoad()
 
 const fmt = (x: number): string => x.toFixed(2)
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ')
 const lines = [
+  `${new Date().toISOString()}; ${cpus().length} × ${cpus()[0]?.model ?? '?'}; Node ${process.version}; load average at start ${loadStart}, at end ${load()}; network ${model.compiled ? 'compiled' : 'plain loop'}.`,
   `Held-out test split: ${test.length} values (${test.filter((e) => e.label === 1).length} real names, ${test.filter((e) => e.label === 0).length} junk), seed ${SEED}; ${N} timed predictions each.`,
   '',
   '| checker | accuracy | ROC AUC | real names accepted | junk rejected | p50 µs | p99 µs | mean µs |',

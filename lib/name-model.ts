@@ -1,7 +1,7 @@
 // The name model file: its format, checksum, and the plain evaluation of its trained weights.
 import { createHash } from 'node:crypto'
 import {
-  FEATURE_COUNT, FEATURE_NAMES, TRIGRAM_KEY_OFFSET, finishTables,
+  FEATURE_COUNT, FEATURE_NAMES, SCRIPTS, finishTables,
   type FeatureContext, type NgramTables,
 } from './name-features.js'
 
@@ -9,7 +9,7 @@ import {
 export const NAME_MODEL_FORMAT = 'user-verification/name-model'
 
 /** Version of the file layout this code reads; a file with another version is refused. */
-export const NAME_MODEL_VERSION = 1
+export const NAME_MODEL_VERSION = 2
 
 /** A fully connected sigmoid layer: `weights[j]` are node j's input weights. */
 export interface DenseLayer {
@@ -35,11 +35,16 @@ export interface NameModelPayload {
     /** Sorted bigram keys as deltas, then their counts. */
     biKeys: number[]
     biCounts: number[]
-    /** Sorted trigram keys (less the trigram key offset) as deltas, then their counts. */
+    /** Sorted trigram keys `(a*size+b)*size+c` as deltas, then their counts. */
     triKeys: number[]
     triCounts: number[]
+    /** Sorted 4-gram keys `((z*size+a)*size+b)*size+c` as deltas, then their counts. */
+    quadKeys: number[]
+    quadCounts: number[]
   }
   lexicon: { placeholder: string[], profanity: string[] }
+  /** Mean 4-gram log probability per transition of training names, per script (see FeatureContext.scriptMean). */
+  scriptMean: number[]
   /** Hidden and output layers, sigmoid activations; one output, the raw P(real name). */
   net: { sizes: number[], layers: DenseLayer[] }
   /** Platt scaling of the raw output's logit: P = sigmoid(a * logit(raw) + b). */
@@ -78,6 +83,15 @@ export interface CompiledNameModel {
   width: number
 }
 
+/** (key, count) pairs of a delta-coded key list. */
+function * undelta (keys: number[], counts: number[]): Generator<[number, number]> {
+  let key = 0
+  for (let i = 0; i < keys.length; i++) {
+    key += keys[i] as number
+    yield [key, counts[i] as number]
+  }
+}
+
 /** Thrown-message prefix for every model problem. */
 const PREFIX = 'user-verification: name model'
 
@@ -107,20 +121,12 @@ export function compileModel (file: unknown, where = 'model'): CompiledNameModel
   if (ng.uni.length !== size || ng.biKeys.length !== ng.biCounts.length || ng.triKeys.length !== ng.triCounts.length) {
     throw new Error(`${PREFIX} ${where}: n-gram tables have inconsistent sizes`)
   }
+  if (!Array.isArray(ng.quadKeys) || !Array.isArray(ng.quadCounts) || ng.quadKeys.length !== ng.quadCounts.length) {
+    throw new Error(`${PREFIX} ${where}: n-gram tables have inconsistent sizes`)
+  }
   const uni = Float64Array.from(ng.uni)
-  const bi = new Map<number, number>()
-  let key = 0
-  for (let i = 0; i < ng.biKeys.length; i++) {
-    key += ng.biKeys[i] as number
-    bi.set(key, ng.biCounts[i] as number)
-  }
-  const tri = new Map<number, number>()
-  key = 0
-  for (let i = 0; i < ng.triKeys.length; i++) {
-    key += ng.triKeys[i] as number
-    tri.set(TRIGRAM_KEY_OFFSET + key, ng.triCounts[i] as number)
-  }
-  const tables: NgramTables = finishTables(alphabet, uni, bi, tri)
+  const tables: NgramTables = finishTables(alphabet, uni, undelta(ng.biKeys, ng.biCounts), undelta(ng.triKeys, ng.triCounts),
+    undelta(ng.quadKeys, ng.quadCounts), { bi: ng.biKeys.length, tri: ng.triKeys.length, quad: ng.quadKeys.length })
 
   const layers: CompiledNameModel['layers'] = []
   let inputs: number = FEATURE_COUNT
@@ -135,9 +141,10 @@ export function compileModel (file: unknown, where = 'model'): CompiledNameModel
     if (outputs > width) width = outputs
   }
   if (inputs !== 1) throw new Error(`${PREFIX} ${where}: the network must have one output, has ${inputs}`)
+  if (!Array.isArray(payload.scriptMean) || payload.scriptMean.length !== SCRIPTS.length) throw new Error(`${PREFIX} ${where}: scriptMean must have ${SCRIPTS.length} entries`)
   if (payload.mean.length !== FEATURE_COUNT || payload.std.length !== FEATURE_COUNT) throw new Error(`${PREFIX} ${where}: mean/std length must be ${FEATURE_COUNT}`)
   return {
-    ctx: { tables, lexicon: { placeholder: new Set(payload.lexicon.placeholder), profanity: new Set(payload.lexicon.profanity) } },
+    ctx: { tables, lexicon: { placeholder: new Set(payload.lexicon.placeholder), profanity: new Set(payload.lexicon.profanity) }, scriptMean: Float64Array.from(payload.scriptMean) },
     mean: Float64Array.from(payload.mean),
     invStd: Float64Array.from(payload.std, (s) => 1 / (s > 1e-9 ? s : 1)),
     layers,
@@ -183,30 +190,77 @@ export function forward (m: CompiledNameModel, x: Float64Array, a: Float64Array,
 export function compileForward (m: CompiledNameModel): (x: Float64Array) => number {
   const lines: string[] = []
   const num = (v: number): string => Number.isFinite(v) ? String(v) : '0'
-  let inputs = Array.from({ length: m.mean.length }, (_, k) => `x[${k}]`)
+  const nIn = m.mean.length
+  lines.push(Array.from({ length: nIn }, (_, k) => `const x${k}=x[${k}];`).join(''))
+  // Inputs that are mostly zero (flags, one-hot groups: mean below 0.15) are added under a branch, so a
+  // typical name skips about half of the first layer's multiply-adds.
+  const sparse = Array.from(m.mean, (v) => Math.abs(v) < 0.15)
+  let inputs: string[] = []
   m.layers.forEach((layer, li) => {
     const next: string[] = []
-    for (let j = 0; j < layer.outputs; j++) {
-      let bias = layer.b[j] as number
-      const terms: string[] = []
-      for (let k = 0; k < layer.inputs; k++) {
-        let w = layer.w[j * layer.inputs + k] as number
-        if (li === 0) {
-          // (x - mean) * invStd * w = x * (w * invStd) - mean * w * invStd
-          w *= m.invStd[k] as number
-          bias -= (m.mean[k] as number) * w
-        }
-        if (w !== 0) terms.push(`${num(w)}*${inputs[k]}`)
+    if (li === 0) {
+      const w = (j: number, k: number): number => (layer.w[j * layer.inputs + k] as number) * (m.invStd[k] as number)
+      for (let j = 0; j < layer.outputs; j++) {
+        let bias = layer.b[j] as number
+        for (let k = 0; k < nIn; k++) bias -= (m.mean[k] as number) * w(j, k)
+        const terms: string[] = []
+        for (let k = 0; k < nIn; k++) if (!sparse[k] && w(j, k) !== 0) terms.push(`${num(w(j, k))}*x${k}`)
+        lines.push(`let a${j}=${num(bias)}${terms.length > 0 ? '+' + terms.join('+') : ''};`)
       }
-      const v = `h${li}_${j}`
-      lines.push(`const ${v}=1/(1+Math.exp(-(${num(bias)}+${terms.join('+') || '0'})));`)
-      next.push(v)
+      for (let k = 0; k < nIn; k++) {
+        if (!sparse[k]) continue
+        const adds: string[] = []
+        for (let j = 0; j < layer.outputs; j++) if (w(j, k) !== 0) adds.push(`a${j}+=${num(w(j, k))}*x${k};`)
+        if (adds.length > 0) lines.push(`if(x${k}!==0){${adds.join('')}}`)
+      }
+      for (let j = 0; j < layer.outputs; j++) {
+        lines.push(`const h0_${j}=1/(1+Math.exp(-a${j}));`)
+        next.push(`h0_${j}`)
+      }
+    } else {
+      for (let j = 0; j < layer.outputs; j++) {
+        const terms: string[] = []
+        for (let k = 0; k < layer.inputs; k++) {
+          const wv = layer.w[j * layer.inputs + k] as number
+          if (wv !== 0) terms.push(`${num(wv)}*${inputs[k] as string}`)
+        }
+        const v = `h${li}_${j}`
+        lines.push(`const ${v}=1/(1+Math.exp(-(${num(layer.b[j] as number)}+${terms.join('+') || '0'})));`)
+        next.push(v)
+      }
     }
     inputs = next
   })
-  lines.push(`return ${inputs[0]};`)
+  lines.push(`return ${inputs[0] as string};`)
   // eslint-disable-next-line no-new-func -- generated from the verified weights only
   return new Function('x', lines.join('\n')) as (x: Float64Array) => number
+}
+
+/**
+ * The same function as {@link compileForward} built from plain loops, for processes where code generation
+ * from strings is disallowed (`--disallow-code-generation-from-strings`, some CSP-like sandboxes).
+ */
+export function plainForward (m: CompiledNameModel): (x: Float64Array) => number {
+  const xs = new Float64Array(m.mean.length)
+  const a = new Float64Array(m.width)
+  const b = new Float64Array(m.width)
+  return (x: Float64Array): number => {
+    xs.set(x)
+    return forward(m, standardise(m, xs), a, b)
+  }
+}
+
+/** {@link compileForward} where the runtime allows `new Function`, else {@link plainForward}. */
+export function bestForward (m: CompiledNameModel, codegen = true): { run: (x: Float64Array) => number, compiled: boolean } {
+  if (codegen) {
+    try {
+      return { run: compileForward(m), compiled: true }
+    } catch (err) {
+      // EvalError when code generation from strings is disallowed; anything else is a real fault.
+      if (!(err instanceof EvalError)) throw err
+    }
+  }
+  return { run: plainForward(m), compiled: false }
 }
 
 /** Calibrated P(real name) from a raw network output. */

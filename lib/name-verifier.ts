@@ -1,7 +1,7 @@
 // Loads the committed name model once and classifies names as real (LABEL_1) or junk (LABEL_0).
 import { readFileSync } from 'node:fs'
-import { FEATURE_COUNT, extractFeatures, prepare } from './name-features.js'
-import { calibrate, compileForward, compileModel, type CompiledNameModel } from './name-model.js'
+import { FEATURE_COUNT, extractFeatures, prepare, type Prepared } from './name-features.js'
+import { bestForward, calibrate, compileModel, type CompiledNameModel } from './name-model.js'
 import type { NamePrediction, NameVerifier } from './types.js'
 
 /** Where the committed model lives, next to this module in source and in dist. */
@@ -11,34 +11,42 @@ export const DEFAULT_NAME_MODEL_URL = new URL('./data/name-model.json', import.m
 export interface NameModelVerifier extends NameVerifier {
   /** Calibrated probability that the trimmed value is a real name, in [0, 1]. */
   probability(value: string): number
+  /** Whether the network runs as generated code (false: the plain loop evaluator, when code generation is disallowed). */
+  readonly compiled: boolean
+}
+
+/** Options of {@link nameVerifierFromModel}. */
+export interface NameModelOptions {
+  /** Allow compiling the weights with `new Function` (default true); false forces the plain evaluator. */
+  codegen?: boolean
 }
 
 /**
  * Builds a verifier from an already parsed model file (see lib/name-model.ts for the layout).
  * Throws an Error naming the problem when the file does not check out.
  */
-export function nameVerifierFromModel (file: unknown, where = 'model'): NameModelVerifier {
+export function nameVerifierFromModel (file: unknown, where = 'model', options: NameModelOptions = {}): NameModelVerifier {
   const model: CompiledNameModel = compileModel(file, where)
   const x = new Float64Array(FEATURE_COUNT)
-  const net = compileForward(model)
-  const probabilityOf = (value: string): number => {
-    const p = prepare(value)
+  const { run: net, compiled } = bestForward(model, options.codegen !== false)
+  const probabilityOf = (p: Prepared): number => {
     if (p.value.length === 0) return 0
     extractFeatures(p, model.ctx, x)
     return calibrate(model, net(x))
   }
   return {
+    compiled,
     probability (value: string): number {
-      return probabilityOf(typeof value === 'string' ? value : String(value))
+      return probabilityOf(prepare(typeof value === 'string' ? value : String(value)))
     },
     predict (value: string): NamePrediction {
-      const s = typeof value === 'string' ? value : String(value)
-      const prob = probabilityOf(s)
+      const p = prepare(typeof value === 'string' ? value : String(value))
+      const prob = probabilityOf(p)
       const real = prob >= model.threshold
       const conf = real ? prob : 1 - prob
       // The contract promises >= 0.5 even where the threshold is not 0.5.
       return {
-        value: s.trim(),
+        value: p.value,
         prediction: real ? 'LABEL_1' : 'LABEL_0',
         confidence: Math.max(0.5, Math.round(conf * 10_000) / 10_000),
       }
@@ -51,7 +59,7 @@ export function nameVerifierFromModel (file: unknown, where = 'model'): NameMode
  * `lib/data/name-model.json`. Throws an Error with a clear message when the file is missing,
  * is not JSON, has another format/version, or fails its SHA-256 checksum.
  */
-export function loadNameModel (source: URL | string = DEFAULT_NAME_MODEL_URL): NameModelVerifier {
+export function loadNameModel (source: URL | string = DEFAULT_NAME_MODEL_URL, options: NameModelOptions = {}): NameModelVerifier {
   const where = typeof source === 'string' ? source : source.pathname
   let text: string
   try {
@@ -65,5 +73,5 @@ export function loadNameModel (source: URL | string = DEFAULT_NAME_MODEL_URL): N
   } catch {
     throw new Error(`user-verification: name model ${where} is not valid JSON (corrupt file)`)
   }
-  return nameVerifierFromModel(parsed, where)
+  return nameVerifierFromModel(parsed, where, options)
 }

@@ -3,7 +3,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import brain from 'brain.js'
 import {
-  FEATURE_COUNT, MAX_CHARS, classify, countNgrams, dominantScript, extractFeatures, lexiconKey, ngramScores, ownCounts,
+  FEATURE_COUNT, MAX_CHARS, classify, countNgrams, dominantScript, extractFeatures, lexiconKey, nfcSafe, ngramScores, ownCounts,
   prepare, symbolIds, tablesFromCounts,
 } from '../lib/name-features.js'
 import { compileForward, compileModel, forward, standardise, type NameModelFile } from '../lib/name-model.js'
@@ -36,6 +36,41 @@ t.test('prepare trims, caps long input and normalises to NFC', async (t) => {
   t.equal(prepare('😀😀').length, 2)
 })
 
+t.test('NFC is skipped only where it provably changes nothing', async (t) => {
+  let wrong = 0
+  for (let c = 0; c < 0x10000; c++) {
+    if (c >= 0xd800 && c < 0xe000) continue
+    const ch = String.fromCharCode(c)
+    if (nfcSafe(c) && ch.normalize('NFC') !== ch) wrong++
+    // Every character a canonical decomposition puts after its first one can join what precedes it.
+    const d = Array.from(ch.normalize('NFD'))
+    for (const x of d.slice(1)) if (nfcSafe(x.codePointAt(0) as number)) wrong++
+  }
+  t.equal(wrong, 0)
+  for (const v of ['Ångström', 'Nguyễn', '김민준', 'Иван', 'Ελένη', 'e\u0301', '\u1100\u1161', 'Ａｎｎａ', '\u212b']) {
+    t.equal(prepare(v).text, v.normalize('NFC'), v)
+  }
+  t.equal(prepare('a'.repeat(70) + 'e\u0301').text, 'a'.repeat(MAX_CHARS))
+  t.equal(prepare('😀'.repeat(70)).text, '😀'.repeat(MAX_CHARS))
+  // NFC may expand characters; features stay finite for the worst case.
+  const x = extractFeatures(prepare('\u{1D160}'.repeat(MAX_CHARS) + '\u0958'.repeat(MAX_CHARS)), model.ctx, new Float64Array(FEATURE_COUNT))
+  t.ok(x.every(Number.isFinite))
+  t.equal(prepare('😀'.repeat(70)).length, 70)
+})
+
+t.test('the integer-keyed n-gram tables score like the count maps', async (t) => {
+  const names = ['anna', 'hannah', 'johann', 'marianne', 'ann', 'nora', 'jan', 'jo-ann', 'an na']
+  const alphabet = new Map<number, number>()
+  for (const ch of new Set(names.join(''))) if (ch !== ' ') alphabet.set(ch.codePointAt(0) as number, alphabet.size + 4)
+  const counts = new Map<number, number>()
+  for (const n of names) countNgrams(symbolIds(n, alphabet), alphabet.size + 4, counts)
+  const tables = tablesFromCounts(alphabet, counts)
+  for (const v of [...names, 'xanna', 'nnnn', 'a', '', 'hanna jo', 'zz9']) {
+    const ids = symbolIds(v, alphabet)
+    t.same(ngramScores(ids, tables), ngramScores(ids, tables, new Map()), v)
+  }
+})
+
 t.test('lexicon keys keep letters and digits only', async (t) => {
   t.equal(lexiconKey('n/a'), 'na')
   t.equal(lexiconKey('your name'), 'yourname')
@@ -61,6 +96,10 @@ t.test('leave-one-out n-gram scores equal scores from tables that never saw the 
     t.ok(Math.abs(loo.meanLogProb - fresh.meanLogProb) < 1e-9, `${held} mean ${loo.meanLogProb} vs ${fresh.meanLogProb}`)
     t.ok(Math.abs(loo.minLogProb - fresh.minLogProb) < 1e-9, `${held} min`)
     t.equal(loo.unseenTri, fresh.unseenTri)
+    t.ok(Math.abs(loo.meanLogProb4 - fresh.meanLogProb4) < 1e-9, `${held} 4-gram mean`)
+    t.ok(Math.abs(loo.llr - fresh.llr) < 1e-9, `${held} llr`)
+    t.equal(loo.unseenQuad, fresh.unseenQuad)
+    t.equal(loo.lowShare, fresh.lowShare)
     t.equal(loo.unseenBi, fresh.unseenBi)
     // Seen in full tables, a name scores higher than when left out.
     t.ok(ngramScores(ids, tablesFromCounts(alphabet, all)).meanLogProb > fresh.meanLogProb)

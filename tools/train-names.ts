@@ -1,8 +1,9 @@
 // Trains the brain.js name model from npm name lists and seeded junk, then writes the model, its data card and metrics.
 import { readFileSync, writeFileSync } from 'node:fs'
 import {
-  FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, TRIGRAM_KEY_OFFSET, countNgrams, extractFeatures, ownCounts,
-  prepare, symbolIds, tablesFromCounts, type FeatureContext,
+  FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, QUADGRAM_KEY_OFFSET, TRIGRAM_KEY_OFFSET, countNgrams, extractFeatures,
+  SCRIPTS, dominantScript, lowerCodePoint, ngramScores, ownCounts, prepare, symbolIds, tablesFromCounts, type FeatureContext,
+  type ScriptName,
 } from '../lib/name-features.js'
 import { NAME_MODEL_FORMAT, NAME_MODEL_VERSION, payloadChecksum, type NameModelPayload } from '../lib/name-model.js'
 import { nameVerifierFromModel } from '../lib/name-verifier.js'
@@ -13,10 +14,12 @@ import { mulberry32, shuffle } from './name-data/prng.js'
 import { trainMlp } from './name-data/net-train.js'
 import { SEED } from './name-data/seed.js'
 
-const HIDDEN = (process.env.NAME_HIDDEN ?? '24,12').split(',').map(Number)
+const HIDDEN = (process.env.NAME_HIDDEN ?? '16,8').split(',').map(Number)
 const EPOCHS = Number(process.env.NAME_EPOCHS ?? 30)
 const LATIN_TRAIN = Number(process.env.NAME_LATIN_TRAIN ?? 60000)
 const MIN_PER_SCRIPT = 3000
+// Random letter strings are the hardest junk; the training split gets this many more of them.
+const EXTRA_RANDOM = Number(process.env.NAME_EXTRA_RANDOM ?? 30000)
 const MODEL_URL = new URL('../lib/data/name-model.json', import.meta.url)
 const CARD_URL = new URL('../lib/data/name-model.card.md', import.meta.url)
 const METRICS_URL = new URL('./name-data/metrics.json', import.meta.url)
@@ -39,7 +42,7 @@ const round = (x: number, d = 6): number => Number(x.toPrecision(d))
 
 async function main (): Promise<void> {
   const t0 = Date.now()
-  const ds = await buildDataset(SEED, { log })
+  const ds = await buildDataset(SEED, { log, extraTrainJunk: { random_letters: EXTRA_RANDOM } })
   const train = ds.examples.filter((e) => e.split === 'train')
   const calib = ds.examples.filter((e) => e.split === 'calib')
   const test = ds.examples.filter((e) => e.split === 'test')
@@ -47,11 +50,10 @@ async function main (): Promise<void> {
 
   // N-gram tables from the distinct training names only.
   const trainNames = train.filter((e) => e.label === 1)
-  const lowerOf = (e: Example): string => prepare(e.value).text.toLowerCase()
   const letterCounts = new Map<number, number>()
   for (const e of trainNames) {
-    for (const ch of lowerOf(e)) {
-      const c = ch.codePointAt(0) as number
+    for (const ch of prepare(e.value).text) {
+      const c = lowerCodePoint(ch.codePointAt(0) as number)
       letterCounts.set(c, (letterCounts.get(c) ?? 0) + 1)
     }
   }
@@ -67,14 +69,32 @@ async function main (): Promise<void> {
   const size = alphabet.size + 4
   // Counted once per distinct source name; compounds and combos add nothing new.
   const counts = new Map<number, number>()
-  const baseLower = (v: string): string => prepare(v).text.toLowerCase()
+  // symbolIds lower-cases code point by code point, the way inference does.
+  const baseLower = (v: string): string => prepare(v).text
   const bases = new Set<string>()
   for (const e of trainNames) for (const part of e.parts ?? [e.value]) bases.add(baseLower(part))
   for (const b of [...bases].sort()) countNgrams(symbolIds(b, alphabet), size, counts)
   const tables = tablesFromCounts(alphabet, counts)
-  log(`n-gram: ${alphabet.size} letters, ${tables.bi.size} bigrams, ${tables.tri.size} trigrams`)
+  const flat = (lo: number, hi: number): Array<[number, number]> => [...counts.entries()].filter((e) => e[0] >= lo && e[0] < hi).map((e): [number, number] => [e[0] - lo, e[1]]).sort((a, b) => a[0] - b[0])
+  const biSorted = flat(0, TRIGRAM_KEY_OFFSET)
+  const triSorted = flat(TRIGRAM_KEY_OFFSET, 2 * TRIGRAM_KEY_OFFSET)
+  const quadSorted = flat(QUADGRAM_KEY_OFFSET, 2 * QUADGRAM_KEY_OFFSET)
+  log(`n-gram: ${alphabet.size} letters, ${biSorted.length} bigrams, ${triSorted.length} trigrams, ${quadSorted.length} 4-grams`)
   const lexicon = { placeholder: new Set(ds.placeholderKeys), profanity: new Set(ds.profanityKeys) }
-  const ctx: FeatureContext = { tables, lexicon }
+  // Per-script norm of the 4-gram score: mean over distinct training names, each scored leave-one-out.
+  const scriptSum = new Float64Array(SCRIPTS.length)
+  const scriptN = new Float64Array(SCRIPTS.length)
+  for (const b of [...bases].sort()) {
+    const s = SCRIPTS.indexOf(dominantScript(b) as ScriptName)
+    if (s < 0) continue
+    const ids = symbolIds(b, alphabet)
+    scriptSum[s] = (scriptSum[s] as number) + ngramScores(ids, tables, ownCounts(ids, size)).meanLogProb4
+    scriptN[s] = (scriptN[s] as number) + 1
+  }
+  const overall = scriptSum.reduce((a, b) => a + b, 0) / Math.max(1, scriptN.reduce((a, b) => a + b, 0))
+  const scriptMean = Array.from(scriptSum, (v, s) => round((scriptN[s] as number) >= 20 ? v / (scriptN[s] as number) : overall))
+  log(`script norms: ${SCRIPTS.map((n, s) => `${n} ${(scriptMean[s] as number).toFixed(2)}`).join(', ')}`)
+  const ctx: FeatureContext = { tables, lexicon, scriptMean: Float64Array.from(scriptMean) }
 
   // Training sample: a share of the Latin names, every other name (oversampled per script), all junk.
   const rng = mulberry32(SEED)
@@ -90,7 +110,7 @@ async function main (): Promise<void> {
   // Junk is repeated so that both labels weigh about the same.
   const names = sample.length
   const junkReps = Math.max(1, Math.round(names / junk.length))
-  for (let r = 0; r < junkReps; r++) sample.push(...junk)
+  for (let r = 0; r < junkReps; r++) for (const e of junk) sample.push(e)
   log(`training sample: ${names} names, ${junk.length} x ${junkReps} junk`)
 
   const feat = (e: Example, loo: boolean): number[] => {
@@ -148,8 +168,6 @@ async function main (): Promise<void> {
   })
 
   // Serialise the n-gram tables as sorted delta-coded keys.
-  const biSorted = [...tables.bi.entries()].sort((a, b) => a[0] - b[0])
-  const triSorted = [...tables.tri.entries()].sort((a, b) => a[0] - b[0])
   const delta = (xs: number[]): number[] => xs.map((k, i) => i === 0 ? k : k - (xs[i - 1] as number))
   const payload: NameModelPayload = {
     format: NAME_MODEL_FORMAT,
@@ -163,10 +181,13 @@ async function main (): Promise<void> {
       uni: Array.from(tables.uni),
       biKeys: delta(biSorted.map((e) => e[0])),
       biCounts: biSorted.map((e) => e[1]),
-      triKeys: delta(triSorted.map((e) => e[0] - TRIGRAM_KEY_OFFSET)),
+      triKeys: delta(triSorted.map((e) => e[0])),
       triCounts: triSorted.map((e) => e[1]),
+      quadKeys: delta(quadSorted.map((e) => e[0])),
+      quadCounts: quadSorted.map((e) => e[1]),
     },
     lexicon: { placeholder: ds.placeholderKeys, profanity: ds.profanityKeys },
+    scriptMean,
     net: { sizes: json.sizes, layers },
     calibration: { a: 1, b: 0 },
     threshold: 0.5,
@@ -203,7 +224,7 @@ async function main (): Promise<void> {
     perGroup: perGroup(scored),
     reliability: reliability(scored),
     calibReliability: reliability(calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' }))),
-    hand: { n: handScored.length, accuracy: accuracy(handScored), perGroup: perGroup(handScored), misses: hand.filter(([v, l], i) => ((handScored[i] as Scored).p >= 0.5 ? 1 : 0) !== l).map(([v]) => v) },
+    hand: { n: handScored.length, accuracy: accuracy(handScored), perGroup: perGroup(handScored), misses: hand.filter(([, l], i) => ((handScored[i] as Scored).p >= 0.5 ? 1 : 0) !== l).map(([v]) => v) },
     calibration: payload.calibration,
     modelBytes: text.length + 1,
     checksum: file.checksum,
@@ -254,16 +275,21 @@ Generated by \`npm run train\` (tools/train-names.ts); do not edit by hand. Mode
 A brain.js 1.6.1 \`NeuralNetwork\` (sigmoid MLP, ${FEATURE_COUNT} inputs, hidden layers ${m.hidden.join(', ')}, one output)
 over engineered character features (lib/name-features.ts): length, character-class shares, word count,
 script mix and script group, vowel/consonant structure, repeats and periodicity, keyboard-adjacency runs
-(QWERTY, AZERTY, QWERTZ, ЙЦУКЕН), case pattern, a character trigram model of real names
-(interpolated tri/bi/unigram log-likelihoods, unseen n-gram shares; one table covers every script since
-scripts do not share characters), exact placeholder and profanity lexicon hits, e-mail/URL and code
-characters. Inputs are judged on the first ${MAX_CHARS} code points plus a length feature. The network is
-evaluated by plain JavaScript (lib/name-model.ts), with Platt scaling
-(a=${m.calibration.a}, b=${m.calibration.b}) fitted on the calibration split.
+(QWERTY, AZERTY, QWERTZ, ЙЦУКЕН), case pattern, a character 4-gram model of real names
+(interpolated 4/3/2/1-gram log-likelihoods: mean, minimum, unseen n-gram shares, the log-likelihood ratio
+against uniform random letters, the share of surprising transitions, and the mean relative to the norm of
+the value's script, so that scripts with few training names are not judged by Latin standards; one table
+covers every script since scripts do not share characters), exact placeholder and profanity lexicon hits,
+e-mail/URL and code characters. Inputs are judged on the first ${MAX_CHARS} code points plus a length feature.
+The network is evaluated by plain JavaScript (lib/name-model.ts: straight-line code generated at load, or a
+loop where code generation is disallowed), with Platt scaling (a=${m.calibration.a}, b=${m.calibration.b})
+fitted on the calibration split.
 
 Seed: \`${m.seed}\` (data generation, split hashing, sampling, shuffles, and brain.js weight init via a
-seeded \`Math.random\`). Command: \`npm run train\`. Epochs: ${m.epochs} (best by calibration log loss: ${m.bestEpoch}),
-training sample ${m.trainingSample} rows, training ${m.trainSeconds} s.
+seeded \`Math.random\`). Command: \`npm run train\`. Epochs: ${m.epochs}, learning rate 0.05 falling linearly
+to 0.0025 (best by calibration log loss: ${m.bestEpoch}), training sample ${m.trainingSample} rows, training
+${m.trainSeconds} s. The training split holds ${EXTRA_RANDOM} extra random-letter strings (drawn from a second
+seeded stream, kept only where the value hashes to the training split).
 
 ## Sources and licences
 | source | licence | used for |
@@ -318,8 +344,10 @@ ${rel}
 
 ## Limits
 Real names outside the sources' coverage (rare African, Indigenous, or romanised names) lean on the
-trigram statistics and can be rejected; random-looking strings in scripts without junk examples (e.g.
+4-gram statistics and can be rejected; random-looking strings in scripts without junk examples (e.g.
 random Han characters) are accepted. Single words that are both names and common words are judged as names.
+Random letter strings that happen to be pronounceable (\`Uvind\`, \`tusov\`, \`ebissos\`) look like names to every
+feature here and are accepted.
 `
 }
 

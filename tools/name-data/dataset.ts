@@ -61,7 +61,7 @@ function typed (rng: Rng, s: string): string {
 }
 
 /** Loads every source, generates compounds, combos and junk, and splits by distinct value. */
-export async function buildDataset (seed: number, opts: { junkPerCategory?: number, log?: (m: string) => void } = {}): Promise<Dataset> {
+export async function buildDataset (seed: number, opts: { junkPerCategory?: number, extraTrainJunk?: Partial<Record<JunkCategory, number>>, log?: (m: string) => void } = {}): Promise<Dataset> {
   const log = opts.log ?? (() => {})
   const rng = mulberry32(seed)
   const profanityAll = loadProfanity()
@@ -166,6 +166,20 @@ export async function buildDataset (seed: number, opts: { junkPerCategory?: numb
       const key = valueKey(v)
       if (key.length === 0 || nameKeys.has(key) || taken.has(key)) continue
       push(v, 0, category, 'generated', splitOf(key, seed))
+      made++
+    }
+  }
+  // Extra training junk for hard categories: drawn from another stream and kept only where the value hashes
+  // to the training split, so the calibration and test splits stay exactly as they are.
+  for (const category of JUNK_CATEGORIES) {
+    const extra = opts.extraTrainJunk?.[category] ?? 0
+    const crng = mulberry32((seed ^ hashCategory(category)) + 1)
+    let made = 0
+    for (let tries = 0; made < extra && tries < extra * 20; tries++) {
+      const v = generateJunk(crng, category, inputs)
+      const key = valueKey(v)
+      if (key.length === 0 || nameKeys.has(key) || taken.has(key) || splitOf(key, seed) !== 'train') continue
+      push(v, 0, category, 'generated', 'train')
       made++
     }
   }
