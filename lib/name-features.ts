@@ -418,6 +418,11 @@ export interface NgramScores {
 
 // Scratch result of the scorers: mean3, min3, mean4, min4, unseenTri, unseenBi, unseenQuad, unknown, llr, lowShare, transitions.
 const NG = new Float64Array(11)
+// Probe results of scoreFast per position (longer id lists, from ngramScores only, get their own arrays).
+const SLOT_CAP = MAX_CHARS * 4 + 4
+const SLOT_BI = new Int32Array(SLOT_CAP)
+const SLOT_TRI = new Int32Array(SLOT_CAP)
+const SLOT_QUAD = new Int32Array(SLOT_CAP)
 
 function finishScores (n: number, sum3: number, min3: number, sum4: number, min4: number, uTri: number, uBi: number, uQuad: number, unknown: number, low: number): void {
   if (n === 0) {
@@ -457,42 +462,52 @@ function scoreFast (ids: Int32Array, len: number, t: NgramTables): void {
   let uQuad = 0
   let unknown = 0
   let low = 0
-  let prevBi = -1
-  let prevTri = -1
+  // Table probes first, one order at a time: probes of one order do not depend on each other, so their
+  // cache misses overlap instead of queueing behind the arithmetic. A trigram whose last bigram is unseen
+  // is unseen too (and so on up), so those probes are skipped.
+  const big = len > SLOT_CAP
+  const SB = big ? new Int32Array(len) : SLOT_BI
+  const ST = big ? new Int32Array(len) : SLOT_TRI
+  const SQ = big ? new Int32Array(len) : SLOT_QUAD
+  SB[0] = -1
+  ST[0] = -1
+  ST[1] = -1
+  SQ[0] = -1
+  SQ[1] = -1
+  SQ[2] = -1
+  for (let i = 1; i < len; i++) SB[i] = bi.find((ids[i - 1] as number) * size + (ids[i] as number))
+  for (let i = 2; i < len; i++) {
+    const prev = SB[i - 1] as number
+    ST[i] = prev >= 0 && (SB[i] as number) >= 0 ? tri.find(prev * size + (ids[i] as number)) : -1
+  }
+  for (let i = 3; i < len; i++) {
+    const prev = ST[i - 1] as number
+    SQ[i] = prev >= 0 && (ST[i] as number) >= 0 ? quad.find(prev * size + (ids[i] as number)) : -1
+  }
   for (let i = 1; i < len; i++) {
     const c = ids[i] as number
     const b = ids[i - 1] as number
     const cu = uni[c] as number
     if (cu <= 0 && c !== 0) unknown++
     const p1 = (cu + PRIOR_UNI) / denom1
-    const sb = bi.find(b * size + c)
+    const sb = SB[i] as number
     const cbi = sb < 0 ? 0 : bi.count(sb)
     if (cbi <= 0) uBi++
     const p2 = (cbi + PRIOR_BI * p1) / ((uni[b] as number) + PRIOR_BI)
-    // A trigram whose last bigram is unseen is unseen too (and so on up), so those probes are skipped.
     let p3 = p2
-    let st = -1
     if (i >= 2) {
-      let ctri = 0
-      if (prevBi >= 0) {
-        if (sb >= 0) {
-          st = tri.find(prevBi * size + c)
-          if (st >= 0) ctri = tri.count(st)
-        }
-        p3 = (ctri + PRIOR_TRI * p2) / (bi.ctx(prevBi) + PRIOR_TRI)
-      }
+      const prevBi = SB[i - 1] as number
+      const st = ST[i] as number
+      const ctri = st >= 0 ? tri.count(st) : 0
+      if (prevBi >= 0) p3 = (ctri + PRIOR_TRI * p2) / (bi.ctx(prevBi) + PRIOR_TRI)
       if (ctri <= 0) uTri++
     }
     let p4 = p3
     if (i >= 3) {
-      let cq = 0
-      if (prevTri >= 0) {
-        if (st >= 0) {
-          const sq = quad.find(prevTri * size + c)
-          if (sq >= 0) cq = quad.count(sq)
-        }
-        p4 = (cq + PRIOR_QUAD * p3) / (tri.ctx(prevTri) + PRIOR_QUAD)
-      }
+      const prevTri = ST[i - 1] as number
+      const sq = SQ[i] as number
+      const cq = sq >= 0 ? quad.count(sq) : 0
+      if (prevTri >= 0) p4 = (cq + PRIOR_QUAD * p3) / (tri.ctx(prevTri) + PRIOR_QUAD)
       if (cq <= 0) uQuad++
     }
     prod3 *= p3
@@ -508,8 +523,6 @@ function scoreFast (ids: Int32Array, len: number, t: NgramTables): void {
     if (p3 < minP3) minP3 = p3
     if (p4 < minP4) minP4 = p4
     if (p4 < LOW_PROB) low++
-    prevBi = sb
-    prevTri = st
   }
   sum3 += Math.log(prod3)
   sum4 += Math.log(prod4)
