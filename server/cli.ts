@@ -8,6 +8,7 @@ const usage = `Usage:
   user-verification serve [--port 8080] [--host 127.0.0.1] [--store URL] [--dns-servers ip[:port],...]
                           [--workers N] [--no-demo-key] [--quiet]
                           [--dns-timeout MS] [--dns-tries N] [--dns-cache-size N]
+                          [--dns-positive-ttl MS] [--dns-negative-ttl MS] [--dns-unknown-ttl MS]
                           [--body-limit BYTES] [--max-in-flight N] [--max-event-loop-delay MS]
                           [--headers-timeout MS] [--request-timeout MS]
                           [--rate-limit-key N] [--rate-limit-ip N]
@@ -45,6 +46,9 @@ async function main(argv: string[]): Promise<void> {
       'dns-timeout': { type: 'string' },
       'dns-tries': { type: 'string' },
       'dns-cache-size': { type: 'string' },
+      'dns-positive-ttl': { type: 'string' },
+      'dns-negative-ttl': { type: 'string' },
+      'dns-unknown-ttl': { type: 'string' },
       'body-limit': { type: 'string' },
       'max-in-flight': { type: 'string' },
       'max-event-loop-delay': { type: 'string' },
@@ -73,7 +77,13 @@ async function main(argv: string[]): Promise<void> {
         const text = values[name]
         return typeof text === 'string' ? integer(name, text, 0, min) : undefined
       }
-      const dnsCacheSize = optional('dns-cache-size', 1)
+      const dnsCache = {
+        max: optional('dns-cache-size', 1),
+        positiveTtl: optional('dns-positive-ttl', 1),
+        negativeTtl: optional('dns-negative-ttl', 1),
+        unknownTtl: optional('dns-unknown-ttl', 1),
+      }
+      const dnsCacheGiven = Object.values(dnsCache).some((value) => value !== undefined)
       await serve({
         port: integer('port', values.port ?? process.env.PORT, 8080, 0),
         host: values.host ?? process.env.HOST ?? '127.0.0.1',
@@ -84,7 +94,7 @@ async function main(argv: string[]): Promise<void> {
         dnsServers: dnsServers && dnsServers.length > 0 ? dnsServers : undefined,
         dnsTimeout: optional('dns-timeout', 1),
         dnsTries: optional('dns-tries', 1),
-        dnsCache: dnsCacheSize === undefined ? undefined : { max: dnsCacheSize },
+        dnsCache: dnsCacheGiven ? Object.fromEntries(Object.entries(dnsCache).filter(([, value]) => value !== undefined)) : undefined,
         bodyLimit: optional('body-limit', 64),
         maxInFlight: optional('max-in-flight', 0),
         maxEventLoopDelay: optional('max-event-loop-delay', 0),

@@ -128,3 +128,26 @@ t.test('env variables configure serve', async (t) => {
   t.equal(reply.body.email_verification.dnsCheck, 'Pass', 'UV_DNS_SERVERS was used')
   await server.stop()
 })
+
+t.test('DNS cache flags reach the cache: --dns-positive-ttl 1 re-queries, the default does not', async (t) => {
+  const store = freshStore()
+  const queries = () => dns.count('acme-mail.com', 'MX')
+  const cached = await startServe(['--store', store, '--dns-servers', dns.server, '--quiet'])
+  t.teardown(() => cached.stop('SIGKILL'))
+  const before = queries()
+  for (let i = 0; i < 2; i++) t.equal((await post(cached.url, cached.demoKey!, JSON.stringify({ model: 'user_verification', email: 'a@acme-mail.com' }))).status, 200)
+  t.equal(queries() - before, 1, 'one MX query for two checks with the default TTLs')
+  await cached.stop()
+
+  const uncached = await startServe(['--store', freshStore(), '--dns-servers', dns.server, '--dns-positive-ttl', '1', '--dns-cache-size', '10', '--quiet'])
+  t.teardown(() => uncached.stop('SIGKILL'))
+  const start = queries()
+  for (let i = 0; i < 2; i++) {
+    t.equal((await post(uncached.url, uncached.demoKey!, JSON.stringify({ model: 'user_verification', email: 'a@acme-mail.com' }))).status, 200)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  t.equal(queries() - start, 2, 'a 1 ms positive TTL re-queries')
+  const bad = await runCli(['serve', '--dns-unknown-ttl', '0'])
+  t.equal(bad.code, 2)
+  t.match(bad.stderr, /--dns-unknown-ttl must be an integer >= 1/)
+})
