@@ -3,7 +3,7 @@ import cluster from 'node:cluster'
 import { createServer, STATUS_CODES, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { issueKey, openStores, userVerification, type EmailVerifierOptions, type Stores } from '../lib/index.js'
+import { issueKey, openStores, userVerification, type EmailVerifierOptions, type IssuedKey, type Stores } from '../lib/index.js'
 import { apiPath, createApp } from './app.js'
 import { createJsonLogger } from './logger.js'
 
@@ -46,12 +46,19 @@ export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
 }
 
-/** Creates the demo key on an empty store and prints it once. */
-async function ensureDemoKey(stores: Stores): Promise<void> {
-  if ((await stores.keys.list()).length > 0) return
-  const issued = await issueKey(stores.keys, 'free', 'demo')
-  say(`Demo key on the free plan (${issued.id}), shown only this once:\n\n  ${issued.key}\n`)
-  say(`Try it:\n  curl -s -X POST http://HOST:PORT${apiPath} -H 'Content-Type: application/json' -H 'X-API-Token: ${issued.key}' \\\n    -d '{"model":"user_verification","email":"jane.doe@gmail.com","firstname":"Jane","lastname":"Doe"}'\n`)
+/** Creates the demo key on an empty store; `undefined` when the store has keys already. */
+async function ensureDemoKey(stores: Stores): Promise<IssuedKey | undefined> {
+  if ((await stores.keys.list()).length > 0) return undefined
+  return issueKey(stores.keys, 'free', 'demo')
+}
+
+/** Prints where the API listens and, once, the demo key with a request to try it. */
+function announce(url: string, demo: IssuedKey | undefined, suffix = ''): void {
+  if (demo !== undefined) {
+    say(`Demo key on the free plan (${demo.id}), shown only this once:\n\n  ${demo.key}\n`)
+    say(`Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -H 'X-API-Token: ${demo.key}' \\\n    -d '{"model":"user_verification","email":"jane.doe@gmail.com","firstname":"Jane","lastname":"Doe"}'\n`)
+  }
+  say(`user-verification listening on ${url}${suffix}`)
 }
 
 /** Runs the server (or, with workers > 1, the primary that forks them). Resolves once listening. */
@@ -60,7 +67,7 @@ export async function serve(settings: ServeSettings): Promise<void> {
   if (settings.workers > 1 && cluster.isPrimary) return servePrimary(settings, logger)
 
   const stores = await openOrExit(settings.store, logger)
-  if (settings.demoKey && cluster.isPrimary) await ensureDemoKey(stores)
+  const demo = settings.demoKey && cluster.isPrimary ? await ensureDemoKey(stores) : undefined
   const { port, host, store: _store, demoKey: _demo, workers: _workers, quiet: _quiet, headersTimeout, requestTimeout, ...options } = settings
   const middleware = userVerification({ ...options, store: stores, logger })
   await middleware.ready
@@ -89,7 +96,7 @@ export async function serve(settings: ServeSettings): Promise<void> {
   })
 
   const address = server.address() as AddressInfo
-  if (cluster.isPrimary) say(`user-verification listening on http://${formatHost(address.address)}:${address.port}${apiPath}`)
+  if (cluster.isPrimary) announce(`http://${formatHost(address.address)}:${address.port}${apiPath}`, demo)
   else process.send?.({ listening: address.port })
 
   const stop = (signal: string) => {
@@ -132,7 +139,7 @@ async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof c
     await stores.close()
     process.exit(2)
   }
-  if (settings.demoKey) await ensureDemoKey(stores)
+  const demo = settings.demoKey ? await ensureDemoKey(stores) : undefined
   await stores.close()
 
   let listening = 0
@@ -142,7 +149,7 @@ async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof c
     worker.on('message', (message: { listening?: number }) => {
       if (message.listening === undefined) return
       port = message.listening
-      if (++listening === workers.length) say(`user-verification listening on http://${formatHost(settings.host)}:${port}${apiPath} (${workers.length} workers)`)
+      if (++listening === workers.length) announce(`http://${formatHost(settings.host)}:${port}${apiPath}`, demo, ` (${workers.length} workers)`)
     })
   }
   let stopping = false
