@@ -72,7 +72,7 @@ try {
       const { default: pg } = await import('pg')
       const client = new pg.Client({ connectionString: process.env.UV_TEST_POSTGRES_URL })
       await client.connect()
-      await client.query(`DROP TABLE IF EXISTS ${namespace}_keys, ${namespace}_quota`)
+      await client.query(`DROP TABLE IF EXISTS ${namespace}_keys, ${namespace}_quota, ${namespace}_quota_ops`)
       await client.end()
     })
   }

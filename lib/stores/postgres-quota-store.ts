@@ -3,6 +3,9 @@ import type pg from 'pg'
 import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
 import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
 
+/** How long a named consume can still be cancelled, in ms: longer than any retry of the middleware. */
+const operationTtl = 2 * 3600 * 1000
+
 /** Options of {@link PostgresQuotaStore}. */
 export interface PostgresQuotaStoreOptions {
   /** Connection pool; the caller owns it (set `statement_timeout` and `connectionTimeoutMillis` on it). */
@@ -33,7 +36,7 @@ export class PostgresQuotaStore implements QuotaStore {
   readonly #pool: pg.Pool
   readonly #table: string
   readonly #options: PostgresQuotaStoreOptions
-  readonly #sql: { consume: string, select: string, refund: string, purge: string }
+  readonly #sql: { consume: string, select: string, refund: string, cancel: string, purge: string, purgeOps: string }
   #timer: NodeJS.Timeout | undefined
 
   constructor (options: PostgresQuotaStoreOptions) {
@@ -49,14 +52,25 @@ export class PostgresQuotaStore implements QuotaStore {
     this.#options = options
     this.prefix = options.prefix ?? 'uv'
     this.#sql = {
-      consume: `INSERT INTO ${table} AS q (key_id, period, used, expires_at)
-        SELECT $1, $2, $3::bigint, $5::bigint WHERE $3::bigint <= $4::bigint
-        ON CONFLICT (key_id, period) DO UPDATE SET used = q.used + EXCLUDED.used, expires_at = GREATEST(q.expires_at, EXCLUDED.expires_at)
-        WHERE q.used + EXCLUDED.used <= $4::bigint
-        RETURNING used`,
+      // A named consume also records its operation in the same statement (one transaction), so
+      // cancel can later undo exactly the consumes that were applied.
+      consume: `WITH applied AS (
+          INSERT INTO ${table} AS q (key_id, period, used, expires_at)
+          SELECT $1, $2, $3::bigint, $5::bigint WHERE $3::bigint <= $4::bigint
+          ON CONFLICT (key_id, period) DO UPDATE SET used = q.used + EXCLUDED.used, expires_at = GREATEST(q.expires_at, EXCLUDED.expires_at)
+          WHERE q.used + EXCLUDED.used <= $4::bigint
+          RETURNING used),
+        named AS (
+          INSERT INTO ${table}_ops (operation, key_id, period, amount, expires_at)
+          SELECT $6::text, $1, $2, $3::bigint, $7::bigint FROM applied WHERE $6::text IS NOT NULL)
+        SELECT used FROM applied`,
+      cancel: `WITH undone AS (DELETE FROM ${table}_ops WHERE operation = $1 RETURNING key_id, period, amount)
+        UPDATE ${table} AS q SET used = GREATEST(0, q.used - undone.amount) FROM undone
+        WHERE q.key_id = undone.key_id AND q.period = undone.period RETURNING 1`,
       select: `SELECT used FROM ${table} WHERE key_id = $1 AND period = $2`,
       refund: `UPDATE ${table} SET used = GREATEST(0, used - $1::bigint) WHERE key_id = $2 AND period = $3`,
-      purge: `DELETE FROM ${table} WHERE expires_at <= $1`
+      purge: `DELETE FROM ${table} WHERE expires_at <= $1`,
+      purgeOps: `DELETE FROM ${table}_ops WHERE expires_at <= $1`
     }
   }
 
@@ -66,6 +80,8 @@ export class PostgresQuotaStore implements QuotaStore {
       await this.#pool.query(`CREATE TABLE IF NOT EXISTS ${this.#table} (
         key_id TEXT NOT NULL, period TEXT NOT NULL, used BIGINT NOT NULL, expires_at BIGINT NOT NULL,
         PRIMARY KEY (key_id, period))`)
+      await this.#pool.query(`CREATE TABLE IF NOT EXISTS ${this.#table}_ops (
+        operation TEXT PRIMARY KEY, key_id TEXT NOT NULL, period TEXT NOT NULL, amount BIGINT NOT NULL, expires_at BIGINT NOT NULL)`)
     } catch (error) {
       // Two processes creating the table at once: one wins, the other sees a duplicate type.
       if ((error as { code?: string }).code !== '23505' && (error as { code?: string }).code !== '42P07') throw error
@@ -74,7 +90,7 @@ export class PostgresQuotaStore implements QuotaStore {
     if (interval > 0 && this.#timer === undefined) {
       const now = this.#options.now ?? Date.now
       this.#timer = setInterval(() => {
-        this.#pool.query(this.#sql.purge, [now()]).catch((error: unknown) => {
+        Promise.all([this.#pool.query(this.#sql.purge, [now()]), this.#pool.query(this.#sql.purgeOps, [now()])]).catch((error: unknown) => {
           (this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
         })
       }, interval)
@@ -82,12 +98,22 @@ export class PostgresQuotaStore implements QuotaStore {
     }
   }
 
-  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
-    const params = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkLimit(limit), checkExpiresAt(expiresAt)]
+  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number, operation?: string): Promise<ConsumeResult> {
+    const named = operation === undefined ? null : checkName('operation', operation)
+    const now = (this.#options.now ?? Date.now)()
+    const params = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkLimit(limit), checkExpiresAt(expiresAt), named, now + operationTtl]
     const result = await this.#pool.query<{ used: string }>(this.#sql.consume, params)
     const row = result.rows[0]
     if (row !== undefined) return { granted: true, used: Number(row.used) }
     return { granted: false, used: await this.get(keyId, period) }
+  }
+
+  async cancel (operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
+    checkName('keyId', keyId)
+    checkName('period', period)
+    checkUnits('amount', amount)
+    const result = await this.#pool.query(this.#sql.cancel, [checkName('operation', operation)])
+    return (result.rowCount ?? 0) > 0
   }
 
   async refund (keyId: string, period: string, amount: number): Promise<void> {

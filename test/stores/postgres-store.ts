@@ -15,7 +15,7 @@ async function cleanup (): Promise<void> {
   if (namespaces.length === 0 || url === undefined) return
   const client = new pg.Client({ connectionString: url })
   await client.connect()
-  for (const ns of namespaces.splice(0)) await client.query(`DROP TABLE IF EXISTS ${ns}_keys, ${ns}_quota`)
+  for (const ns of namespaces.splice(0)) await client.query(`DROP TABLE IF EXISTS ${ns}_keys, ${ns}_quota, ${ns}_quota_ops`)
   await client.end()
 }
 
