@@ -80,8 +80,7 @@ export function resolveRateLimit(input: Readonly<Partial<RateLimitOptions>> | un
  * `sendCommand`; `undefined` for any other stores (the counters then stay in this process).
  */
 export function redisBackendOf(stores: Stores): RateLimitBackend | undefined {
-  const send = (stores as { sendCommand?: unknown }).sendCommand
-  return typeof send === 'function' ? { sendCommand: send as SendCommand, prefix: stores.quota.prefix } : undefined
+  return stores.sendCommand === undefined ? undefined : { sendCommand: stores.sendCommand, prefix: stores.quota.prefix }
 }
 
 /** The digest the per-key limit counts on: the same SHA-256 the key store is looked up by. */

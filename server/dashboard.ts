@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs'
 import express, { type Request, type Response } from 'express'
 import { defaultPlans, hashKey, periodOf, type Stores, type UserVerificationMiddleware } from '../lib/index.js'
+import { usageReport } from './usage-report.js'
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
@@ -9,19 +10,6 @@ export interface DashboardOptions {
   plans?: Record<string, number>
   /** Clock in ms since the epoch, for the current period. Defaults to `Date.now`. */
   now?: () => number
-}
-
-/** What `GET /dashboard/api/usage` answers for an active key. */
-export interface UsageReport {
-  id: string
-  plan: string
-  /** Calendar month (UTC), `YYYY-MM`. */
-  period: string
-  used: number
-  limit: number
-  remaining: number
-  /** ISO 8601 start of the next period, when usage goes back to 0. */
-  reset: string
 }
 
 /** A store that does not answer within this time is treated as unavailable. */
@@ -94,7 +82,7 @@ async function openStores(middleware: UserVerificationMiddleware): Promise<Store
 /**
  * The usage dashboard as an Express router, to mount at the app's root:
  * `GET /dashboard` (the page, its script and style beside it) and `GET /dashboard/api/usage`,
- * which reads the key from `X-API-Token` and answers with a {@link UsageReport}, 401 for a
+ * which reads the key from `X-API-Token` and answers with a usage report (server/usage-report.ts), 401 for a
  * missing, unknown or revoked key, or 503 with `Retry-After` when the store fails.
  * Nothing is logged here: the key never leaves the request.
  */
@@ -129,9 +117,7 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
       if (key === undefined || key.revokedAt !== null) return sendDetail(res, 401, 'Invalid API token')
       const period = periodOf(now())
       const used = await bounded(stores.quota.get(key.id, period.id))
-      const limit = plans[key.plan] ?? 0
-      const report: UsageReport = { id: key.id, plan: key.plan, period: period.id, used, limit, remaining: Math.max(0, limit - used), reset: new Date(period.end).toISOString() }
-      res.set('Cache-Control', 'no-store').json(report)
+      res.set('Cache-Control', 'no-store').json(usageReport(key, period, used, plans))
     } catch {
       unavailable(res)
     }

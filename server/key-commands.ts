@@ -1,6 +1,7 @@
 // `keys create|list|revoke|plan` and `usage`: key management against a store, for people and scripts.
 import { defaultPlans, issueKey, openStores, periodOf, type KeyRecord, type Stores } from '../lib/index.js'
 import { redactUrl } from './serve.js'
+import { usageReport } from './usage-report.js'
 
 interface CommandSettings {
   store: string
@@ -92,10 +93,8 @@ export async function runUsageCommand(positionals: string[], settings: CommandSe
   await withStores(settings.store, async (stores) => {
     const record = await existing(stores, positionals[0])
     const period = periodOf(Date.now())
-    const used = await stores.quota.get(record.id, period.id)
-    const limit = defaultPlans[record.plan] ?? 0
-    const report = { id: record.id, plan: record.plan, period: period.id, used, limit, remaining: Math.max(0, limit - used), reset: new Date(period.end).toISOString() }
+    const report = usageReport(record, period, await stores.quota.get(record.id, period.id), defaultPlans)
     if (settings.json) return print(JSON.stringify(report))
-    print(`${report.id} (${report.plan}): ${used} of ${limit} units used in ${report.period}; ${report.remaining} left; resets ${report.reset}.`)
+    print(`${report.id} (${report.plan}): ${report.used} of ${report.limit} units used in ${report.period}; ${report.remaining} left; resets ${report.reset}.`)
   })
 }
