@@ -5,9 +5,10 @@ import { byStatus, createKey, grantedUnits, runLoad, usageOf } from '../fixtures
 import { redisSkipReason, startPrivateRedis } from '../fixtures/private-redis.js'
 import { startServe } from '../fixtures/spawn-cli.js'
 
-// Every request on its own slow domain (300 ms per DNS answer), so many are in flight when the signal lands.
+// Every request on its own slow domain (250–400 ms per DNS answer), so many are in flight when the
+// signal lands; the spread keeps the clients from moving in lock-step waves with gaps between them.
 const zone: Zone = {}
-for (let i = 0; i < 3000; i++) zone[`slow-${i}.com`] = { mx: [{ priority: 10, exchange: `mx.slow-${i}.com` }], delay: 300 }
+for (let i = 0; i < 3000; i++) zone[`slow-${i}.com`] = { mx: [{ priority: 10, exchange: `mx.slow-${i}.com` }], delay: 250 + (i % 7) * 25 }
 const dns = await startDnsServer(zone)
 t.teardown(() => dns.close())
 const bodies = Array.from({ length: 3000 }, (_, i) => ({ model: 'user_verification', email: `jane@slow-${i}.com`, firstname: 'Jane' }))
