@@ -49,7 +49,9 @@ t.test('two OS processes consuming one key never overshoot', async (t) => {
   t.same(await Promise.all([a.done, b.done]), [0, 0], 'both children exit cleanly')
   const granted = [a, b].map((c) => Number(c.lines.find((l) => l.startsWith('total '))?.split(' ')[1]))
   t.equal(granted[0]! + granted[1]!, limit, `exactly ${limit} granted across processes (${granted.join(' + ')})`)
-  t.ok(granted[0]! > 100 && granted[1]! > 100, 'both processes got many units, so they really interleaved')
+  // SQLite's write lock is not fair between processes (a waiter sleeps and retries while the holder
+  // commits batch after batch), so the split can be as uneven as 400 + 100; both must still get a share.
+  t.ok(granted[0]! >= 50 && granted[1]! >= 50, 'both processes got units while the other was consuming')
   const stores = await openStores(`sqlite://${shared}`)
   t.teardown(() => stores.close())
   t.equal(await stores.quota.get('key_shared', '2031-05'), limit)
