@@ -59,7 +59,7 @@ const theirs: Scored[] = test.map((e) => {
   try { junk = gib.detect(e.value) } catch { junk = true }
   return { label: e.label, p: junk ? 0 : 1, group: '' }
 })
-const rate = (xs: Scored[], label: 0 | 1): number => accuracy(xs.filter((x) => x.label === label))
+const rate = (xs: Scored[], label: 0 | 1, th = 0.5): number => accuracy(xs.filter((x) => x.label === label), th)
 const tOurs = quantiles(timeEach(values, N, (v) => model.predict(v)))
 const tTheirs = quantiles(timeEach(values, N, (v) => { try { return gib.detect(v) } catch { return true } }))
 const cold = coldLoad()
@@ -67,12 +67,12 @@ const cold = coldLoad()
 const fmt = (x: number): string => x.toFixed(2)
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ')
 const lines = [
-  `${new Date().toISOString()}; ${cpus().length} × ${cpus()[0]?.model ?? '?'}; Node ${process.version}; load average at start ${loadStart}, at end ${load()}; network ${model.compiled ? 'compiled' : 'plain loop'}.`,
+  `${new Date().toISOString()}; ${cpus().length} × ${cpus()[0]?.model ?? '?'}; Node ${process.version}; load average at start ${loadStart}, at end ${load()}; network ${model.compiled ? 'compiled' : 'plain loop'}, threshold ${model.threshold}.`,
   `Held-out test split: ${test.length} values (${test.filter((e) => e.label === 1).length} real names, ${test.filter((e) => e.label === 0).length} junk), seed ${SEED}; ${N} timed predictions each.`,
   '',
   '| checker | accuracy | ROC AUC | real names accepted | junk rejected | p50 µs | p99 µs | mean µs |',
   '|---|---|---|---|---|---|---|---|',
-  `| user-verification name model | ${pct(accuracy(ours))} | ${rocAuc(ours).toFixed(5)} | ${pct(rate(ours, 1))} | ${pct(rate(ours, 0))} | ${fmt(tOurs.p50)} | ${fmt(tOurs.p99)} | ${fmt(tOurs.mean)} |`,
+  `| user-verification name model | ${pct(accuracy(ours, model.threshold))} | ${rocAuc(ours).toFixed(5)} | ${pct(rate(ours, 1, model.threshold))} | ${pct(rate(ours, 0, model.threshold))} | ${fmt(tOurs.p50)} | ${fmt(tOurs.p99)} | ${fmt(tOurs.mean)} |`,
   `| gibberish-detective 1.1.1 (detect) | ${pct(accuracy(theirs))} | n/a (boolean) | ${pct(rate(theirs, 1))} | ${pct(rate(theirs, 0))} | ${fmt(tTheirs.p50)} | ${fmt(tTheirs.p99)} | ${fmt(tTheirs.mean)} |`,
   '',
   `Cold load (fresh process, median of 5): loadNameModel ${cold.ms.toFixed(1)} ms, RSS added ${cold.rssMiB.toFixed(1)} MiB.`,

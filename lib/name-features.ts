@@ -316,6 +316,8 @@ export interface NgramTables {
   alphabet: Map<number, number>
   /** Symbol id of each BMP code point (0 = not a letter of the alphabet). */
   idOf: Int32Array
+  /** Latin symbol ids of each transliterable letter's symbol id (see {@link TRANSLIT}), else undefined. */
+  translit: Array<Int32Array | undefined>
   /** Number of symbol ids (letters + 4). */
   size: number
   uni: Float64Array
@@ -676,8 +678,38 @@ export function finishTables (alphabet: Map<number, number>, uni: Float64Array, 
   }
   const idOf = new Int32Array(0x10000)
   for (const [c, id] of alphabet) if (c < 0x10000) idOf[c] = id
-  return { alphabet, idOf, size, uni, uniTotal, bi: biT, tri: triT, quad: quadT }
+  const translit = new Array<Int32Array | undefined>(size)
+  for (const [c, latin] of TRANSLIT) {
+    const id = c < 0x10000 ? idOf[c] as number : 0
+    if (id !== 0) translit[id] = Int32Array.from(latin, (ch) => (idOf[ch.codePointAt(0) as number] as number) || 1)
+  }
+  return { alphabet, idOf, translit, size, uni, uniTotal, bi: biT, tri: triT, quad: quadT }
 }
+
+/**
+ * Lower-case Greek, Cyrillic, Armenian and Georgian letters in a plain Latin transliteration. Names cross
+ * scripts (Ζερβός is Zervos, Аркадий is Arkadiy), so a value in one of these scripts is also scored by the
+ * far larger Latin part of the n-gram model; random letters of these scripts stay random in Latin.
+ */
+const TRANSLIT: ReadonlyMap<number, string> = new Map(Object.entries({
+  // Greek (monotonic accents included).
+  α: 'a', β: 'v', γ: 'g', δ: 'd', ε: 'e', ζ: 'z', η: 'i', θ: 'th', ι: 'i', κ: 'k', λ: 'l', μ: 'm', ν: 'n', ξ: 'x', ο: 'o',
+  π: 'p', ρ: 'r', σ: 's', ς: 's', τ: 't', υ: 'y', φ: 'f', χ: 'ch', ψ: 'ps', ω: 'o', ά: 'a', έ: 'e', ή: 'i', ί: 'i', ό: 'o',
+  ύ: 'y', ώ: 'o', ϊ: 'i', ϋ: 'y', ΐ: 'i', ΰ: 'y',
+  // Cyrillic: Russian, Ukrainian, Belarusian, Serbian, Macedonian, Bulgarian.
+  а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'e', ж: 'zh', з: 'z', и: 'i', й: 'y', к: 'k', л: 'l', м: 'm', н: 'n',
+  о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch', ъ: '', ы: 'y', ь: '',
+  э: 'e', ю: 'yu', я: 'ya', і: 'i', ї: 'yi', є: 'ye', ґ: 'g', ў: 'u', ј: 'j', љ: 'lj', њ: 'nj', ћ: 'c', ђ: 'dj', џ: 'dz',
+  ѓ: 'gj', ќ: 'kj', ѕ: 'dz',
+  // Armenian.
+  ա: 'a', բ: 'b', գ: 'g', դ: 'd', ե: 'e', զ: 'z', է: 'e', ը: 'e', թ: 't', ժ: 'zh', ի: 'i', լ: 'l', խ: 'kh', ծ: 'ts', կ: 'k',
+  հ: 'h', ձ: 'dz', ղ: 'gh', ճ: 'ch', մ: 'm', յ: 'y', ն: 'n', շ: 'sh', ո: 'o', չ: 'ch', պ: 'p', ջ: 'j', ռ: 'r', ս: 's', վ: 'v',
+  տ: 't', ր: 'r', ց: 'ts', ւ: 'v', փ: 'p', ք: 'k', օ: 'o', ֆ: 'f', և: 'ev',
+  // Georgian (Mkhedruli).
+  ა: 'a', ბ: 'b', გ: 'g', დ: 'd', ე: 'e', ვ: 'v', ზ: 'z', თ: 't', ი: 'i', კ: 'k', ლ: 'l', მ: 'm', ნ: 'n', ო: 'o', პ: 'p',
+  ჟ: 'zh', რ: 'r', ს: 's', ტ: 't', უ: 'u', ფ: 'p', ქ: 'k', ღ: 'gh', ყ: 'q', შ: 'sh', ჩ: 'ch', ც: 'ts', ძ: 'dz', წ: 'ts',
+  ჭ: 'ch', ხ: 'kh', ჯ: 'j', ჰ: 'h',
+}).map(([ch, latin]) => [ch.codePointAt(0) as number, latin]))
 
 /** The trigram and 4-gram key bases of {@link countNgrams}, for serialising tables. */
 export const TRIGRAM_KEY_OFFSET = OFFSET3
@@ -781,7 +813,7 @@ export const FEATURE_NAMES = [
   'ngMean', 'ngMin', 'ngUnseenTri', 'ngUnseenBi', 'ngUnknown',
   'ng4Mean', 'ng4Min', 'ngUnseen4', 'ngLlr', 'ngLowShare', 'ng4Rel', 'ngLlrRel',
   'lexPlaceholder', 'lexProfanity', 'lexWord', 'lexStem', 'emailUrl', 'digitInWord', 'codeChars', 'punctEdge', 'punctRun',
-  'singleLetter',
+  'singleLetter', 'trMean4', 'trLlr',
 ] as const
 
 /** Length of the feature vector. */
@@ -849,6 +881,7 @@ const CPS = new Int32Array(CP_CAP)
 const IDS = new Int32Array(CP_CAP + 4)
 const SEEN = new Uint32Array(0x10000)
 const SCRIPT_COUNTS = new Int32Array(14)
+const TIDS = new Int32Array((CP_CAP + 4) * 4)
 let seenStamp = 0
 
 /**
@@ -1172,7 +1205,23 @@ export function extractFeatures (p: Prepared, ctx: FeatureContext, out: Float64A
   out[i++] = punctEdge
   out[i++] = Math.min(maxPunctRun, 6) / 3
   out[i++] = letters === 1 && n === 1 ? 1 : 0
+  // The Latin reading of a Greek, Cyrillic, Armenian or Georgian value; any other value keeps its own score.
+  if (best === S_GREEK || best === S_CYRILLIC || best === S_ARMENIAN || best === S_GEORGIAN) scoreFast(TIDS, transliterate(IDS, nIds, tables), tables)
+  out[i++] = Math.max(-16, NG[2] as number) / -8
+  out[i++] = Math.min(Math.max(NG[8] as number, -40), 40) / 10
   return out
+}
+
+/** Writes the Latin reading of symbol ids into {@link TIDS} and returns its length. */
+function transliterate (ids: Int32Array, len: number, t: NgramTables): number {
+  let k = 0
+  for (let j = 0; j < len; j++) {
+    const id = ids[j] as number
+    const latin = t.translit[id]
+    if (latin === undefined) TIDS[k++] = id
+    else for (let m = 0; m < latin.length; m++) TIDS[k++] = latin[m] as number
+  }
+  return k
 }
 
 /** Script with the most letters in `value` (`None` when it has no letters); used for reports. */

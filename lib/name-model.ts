@@ -9,7 +9,7 @@ import {
 export const NAME_MODEL_FORMAT = 'user-verification/name-model'
 
 /** Version of the file layout this code reads; a file with another version is refused. */
-export const NAME_MODEL_VERSION = 2
+export const NAME_MODEL_VERSION = 3
 
 /** A fully connected sigmoid layer: `weights[j]` are node j's input weights. */
 export interface DenseLayer {
@@ -150,9 +150,16 @@ export function compileModel (file: unknown, where = 'model'): CompiledNameModel
     layers,
     calibA: payload.calibration.a,
     calibB: payload.calibration.b,
-    threshold: typeof payload.threshold === 'number' ? payload.threshold : 0.5,
+    threshold: thresholdOf(payload.threshold, where),
     width,
   }
+}
+
+/** The decision threshold of a payload: 0.5 when absent, else a number strictly between 0 and 1. */
+function thresholdOf (t: unknown, where: string): number {
+  if (t === undefined) return 0.5
+  if (typeof t !== 'number' || !(t > 0 && t < 1)) throw new Error(`${PREFIX} ${where}: threshold must be a number between 0 and 1`)
+  return t
 }
 
 /** Standardises features in place. */

@@ -11,6 +11,8 @@ export const DEFAULT_NAME_MODEL_URL = new URL('./data/name-model.json', import.m
 export interface NameModelVerifier extends NameVerifier {
   /** Calibrated probability that the trimmed value is a real name, in [0, 1]. */
   probability(value: string): number
+  /** Calibrated probability at and above which a value is a real name (LABEL_1); the model file sets it. */
+  readonly threshold: number
   /** Whether the network runs as generated code (false: the plain loop evaluator, when code generation is disallowed). */
   readonly compiled: boolean
 }
@@ -36,6 +38,7 @@ export function nameVerifierFromModel (file: unknown, where = 'model', options: 
   }
   return {
     compiled,
+    threshold: model.threshold,
     probability (value: string): number {
       return probabilityOf(prepare(typeof value === 'string' ? value : String(value)))
     },

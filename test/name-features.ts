@@ -3,7 +3,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import brain from 'brain.js'
 import {
-  FEATURE_COUNT, MAX_CHARS, classify, countNgrams, dominantScript, extractFeatures, lexiconKey, nfcSafe, ngramScores, ownCounts,
+  FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, classify, countNgrams, dominantScript, extractFeatures, lexiconKey, nfcSafe, ngramScores, ownCounts,
   prepare, symbolIds, tablesFromCounts,
 } from '../lib/name-features.js'
 import { compileForward, compileModel, forward, standardise, type NameModelFile } from '../lib/name-model.js'
@@ -115,6 +115,24 @@ t.test('features are finite for odd input and names look different from mashes',
   const ng = (v: string): number => ngramScores(symbolIds(v, model.ctx.tables.alphabet), model.ctx.tables).meanLogProb
   t.ok(ng('maria') > ng('xqzkv'))
   t.ok(ng('иван') > ng('йцук'))
+})
+
+t.test('Greek, Cyrillic, Armenian and Georgian values are also scored by their Latin reading', async (t) => {
+  const tr = FEATURE_NAMES.indexOf('trMean4')
+  const llr = FEATURE_NAMES.indexOf('trLlr')
+  const own = FEATURE_NAMES.indexOf('ng4Mean')
+  const f = (v: string): Float64Array => extractFeatures(prepare(v), model.ctx, new Float64Array(FEATURE_COUNT))
+  for (const [script, latin] of [['Ζερβός', 'zervos'], ['Щукин', 'shchukin'], ['Արամ', 'aram'], ['გიორგი', 'giorgi'], ['Олександр Ємець', 'oleksandr yemets']]) {
+    const a = f(script as string)
+    const b = f(latin as string)
+    t.equal(a[tr], b[own], `${script} reads as ${latin}`)
+    t.equal(a[llr], b[FEATURE_NAMES.indexOf('ngLlr')])
+    t.not(a[own], a[tr], `${script} keeps its own-script score too`)
+  }
+  // A Latin or Han value's Latin reading is its own score.
+  for (const v of ['Maria', 'xqzkv', '王伟']) t.equal(f(v)[tr], f(v)[own], v)
+  // Random letters stay random in Latin.
+  t.ok((f('Ζερβός')[tr] as number) < (f('ψξκβφ')[tr] as number), 'a lower value is a better score (the feature is negated)')
 })
 
 t.test('the plain evaluator gives what brain.js run gives for the same weights', async (t) => {

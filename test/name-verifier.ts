@@ -42,7 +42,8 @@ t.test('prediction shape: trimmed value, confidence of the predicted label in [0
     t.ok(q.confidence >= 0.5 && q.confidence <= 1, `${v}: ${q.confidence}`)
     t.equal(Math.round(q.confidence * 10_000) / 10_000, q.confidence)
     const prob = model.probability(v)
-    t.equal(q.prediction, prob >= 0.5 ? 'LABEL_1' : 'LABEL_0')
+    t.equal(q.prediction, prob >= model.threshold ? 'LABEL_1' : 'LABEL_0')
+    t.equal(q.confidence, Math.max(0.5, Math.round((q.prediction === 'LABEL_1' ? prob : 1 - prob) * 10_000) / 10_000))
   }
 })
 
@@ -65,7 +66,7 @@ t.test('a decomposed accent (NFD) is judged like the composed form', async (t) =
 t.test('the hand set of tricky cases scores at least 97%', async (t) => {
   const hand = JSON.parse(readFileSync(new URL('./fixtures/name-hand.json', import.meta.url), 'utf8')) as { cases: Array<[string, 0 | 1]> }
   let ok = 0
-  for (const [v, label] of hand.cases) if ((model.probability(v) >= 0.5 ? 1 : 0) === label) ok++
+  for (const [v, label] of hand.cases) if ((model.predict(v).prediction === 'LABEL_1' ? 1 : 0) === label) ok++
   t.ok(ok / hand.cases.length >= 0.97, `hand set ${ok}/${hand.cases.length}`)
 })
 
@@ -88,6 +89,16 @@ t.test('loader refuses a missing, corrupt, tampered or other-version file', asyn
   t.throws(() => nameVerifierFromModel({ ...v9, checksum: payloadChecksum(v9) }), /version 9 is not supported/)
   const noSum = { ...payload }
   t.throws(() => nameVerifierFromModel(noSum), /checksum is missing/)
+  for (const threshold of [0, 1, -0.2, 'high', null]) {
+    const bad = { ...payload, threshold }
+    t.throws(() => nameVerifierFromModel({ ...bad, checksum: payloadChecksum(bad as typeof payload) }), /threshold must be a number between 0 and 1/, String(threshold))
+  }
+  // The threshold decides the label: the same network at another threshold flips a borderline value.
+  const moved = { ...payload, threshold: 0.999999 }
+  const strict = nameVerifierFromModel({ ...moved, checksum: payloadChecksum(moved) })
+  t.equal(strict.threshold, 0.999999)
+  t.equal(strict.probability('Hrvoje'), model.probability('Hrvoje'))
+  t.equal(strict.predict('Hrvoje').prediction, 'LABEL_0')
   t.throws(() => nameVerifierFromModel([1, 2]), /not a JSON object/)
   // The untouched copy still loads: the checksum covers exactly what is written.
   const okPath = join(dir, 'ok.json')

@@ -1,5 +1,6 @@
 // Trains the brain.js name model from npm name lists and seeded junk, then writes the model, its data card and metrics.
 import { readFileSync, writeFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import {
   FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, QUADGRAM_KEY_OFFSET, TRIGRAM_KEY_OFFSET, countNgrams, extractFeatures,
   SCRIPTS, dominantScript, lowerCodePoint, ngramScores, ownCounts, prepare, symbolIds, tablesFromCounts, type FeatureContext,
@@ -9,20 +10,26 @@ import { NAME_MODEL_FORMAT, NAME_MODEL_VERSION, payloadChecksum, type NameModelP
 import { nameVerifierFromModel } from '../lib/name-verifier.js'
 import { buildDataset, type Example } from './name-data/dataset.js'
 import { JUNK_CATEGORIES } from './name-data/junk.js'
-import { accuracy, fitPlatt, pct, perGroup, reliability, rocAuc, type Scored } from './name-data/evaluate.js'
+import { accuracy, fitPlatt, pct, perGroup, reliability, rocAuc, worstGroupThreshold, type Scored } from './name-data/evaluate.js'
 import { mulberry32, shuffle } from './name-data/prng.js'
 import { trainMlp } from './name-data/net-train.js'
 import { SEED } from './name-data/seed.js'
 
 const HIDDEN = (process.env.NAME_HIDDEN ?? '16,8').split(',').map(Number)
 const EPOCHS = Number(process.env.NAME_EPOCHS ?? 30)
-const LATIN_TRAIN = Number(process.env.NAME_LATIN_TRAIN ?? 60000)
-const MIN_PER_SCRIPT = 3000
+const LATIN_TRAIN = Number(process.env.NAME_LATIN_TRAIN ?? 120000)
+const MIN_PER_SCRIPT = Number(process.env.NAME_MIN_PER_SCRIPT ?? 6000)
+// Short Latin names (Li, Wu, Ng, Bo) are few and carry little n-gram evidence; every one in the training
+// split is in the sample this many times.
+const SHORT_REPS = Number(process.env.NAME_SHORT_REPS ?? 3)
+const SHORT_MAX = 3
 // Random letter strings are the hardest junk; the training split gets this many more of them.
 const EXTRA_RANDOM = Number(process.env.NAME_EXTRA_RANDOM ?? 30000)
-const MODEL_URL = new URL('../lib/data/name-model.json', import.meta.url)
-const CARD_URL = new URL('../lib/data/name-model.card.md', import.meta.url)
-const METRICS_URL = new URL('./name-data/metrics.json', import.meta.url)
+// NAME_OUT=<dir> writes the three outputs there instead (for trying a variant without touching the committed model).
+const OUT = process.env.NAME_OUT === undefined ? undefined : pathToFileURL(process.env.NAME_OUT.replace(/\/?$/, '/'))
+const MODEL_URL = new URL(OUT === undefined ? '../lib/data/name-model.json' : 'name-model.json', OUT ?? import.meta.url)
+const CARD_URL = new URL(OUT === undefined ? '../lib/data/name-model.card.md' : 'name-model.card.md', OUT ?? import.meta.url)
+const METRICS_URL = new URL(OUT === undefined ? './name-data/metrics.json' : 'metrics.json', OUT ?? import.meta.url)
 const HAND_URL = new URL('../test/fixtures/name-hand.json', import.meta.url)
 const quiet = process.argv.includes('--quiet')
 
@@ -102,16 +109,22 @@ async function main (): Promise<void> {
   const byScript = new Map<string, Example[]>()
   for (const e of trainNames) if (e.script !== 'Latin') byScript.set(e.script, [...(byScript.get(e.script) ?? []), e])
   const sample: Example[] = [...latin]
+  const isShort = (e: Example): boolean => [...e.value.trim()].length <= SHORT_MAX
+  const short = trainNames.filter((e) => e.script === 'Latin' && isShort(e))
+  const inLatin = new Set(latin)
+  for (let r = 0; r < SHORT_REPS; r++) for (const e of short) if (r > 0 || !inLatin.has(e)) sample.push(e)
   for (const [, xs] of [...byScript.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
     const reps = Math.max(1, Math.ceil(MIN_PER_SCRIPT / xs.length))
-    for (let r = 0; r < reps; r++) sample.push(...xs)
+    sample.push(...xs)
+    // Repeats are typed anew, so that a script with few names still shows lower case and ALL CAPS often.
+    for (let r = 1; r < reps; r++) for (const e of xs) sample.push({ ...e, value: retype(rng, e.value) })
   }
   const junk = train.filter((e) => e.label === 0)
   // Junk is repeated so that both labels weigh about the same.
   const names = sample.length
   const junkReps = Math.max(1, Math.round(names / junk.length))
   for (let r = 0; r < junkReps; r++) for (const e of junk) sample.push(e)
-  log(`training sample: ${names} names, ${junk.length} x ${junkReps} junk`)
+  log(`training sample: ${names} names (${short.length} short Latin x ${SHORT_REPS}), ${junk.length} x ${junkReps} junk`)
 
   const feat = (e: Example, loo: boolean): number[] => {
     const p = prepare(e.value)
@@ -201,6 +214,14 @@ async function main (): Promise<void> {
   }
   const cal = fitPlatt(calib.map((e) => logit(raw.probability(e.value))), calib.map((e) => e.label))
   payload.calibration = { a: round(cal.a), b: round(cal.b) }
+  // The operating point, also from the calibration split (see worstGroupThreshold).
+  const calibrated = nameVerifierFromModel({ ...payload, checksum: payloadChecksum(payload) })
+  const op = worstGroupThreshold(calib.map((e) => ({ label: e.label, p: calibrated.probability(e.value), group: groupOf(e) })), {
+    minN: MIN_GROUP,
+    skip: (g) => DIAGNOSTIC_GROUPS.has(g),
+  })
+  payload.threshold = op.threshold
+  log(`threshold ${op.threshold} (calibration split, worst group ${op.group} ${pct(op.worst)})`)
   const file = { ...payload, checksum: payloadChecksum(payload) }
   const text = JSON.stringify(file)
   writeFileSync(MODEL_URL, text + '\n')
@@ -209,7 +230,8 @@ async function main (): Promise<void> {
   // Evaluate the written model through the library loader.
   const { loadNameModel } = await import('../lib/name-verifier.js')
   const model = loadNameModel(MODEL_URL)
-  const scored: Scored[] = test.map((e) => ({ label: e.label, p: model.probability(e.value), group: e.label === 1 ? `name:${e.script}` : `junk:${e.category}` }))
+  const th = model.threshold
+  const scored: Scored[] = test.map((e) => ({ label: e.label, p: model.probability(e.value), group: groupOf(e) }))
   const hand = (JSON.parse(readFileSync(HAND_URL, 'utf8')) as { cases: Array<[string, 0 | 1]> }).cases
   const handScored: Scored[] = hand.map(([v, l]) => ({ label: l, p: model.probability(v), group: l === 1 ? 'hand:name' : 'hand:junk' }))
   const metrics = {
@@ -220,12 +242,14 @@ async function main (): Promise<void> {
     trainSeconds: round(trainSeconds, 4),
     trainingSample: sample.length,
     counts: countTable(ds.examples),
-    test: { n: scored.length, accuracy: accuracy(scored), auc: rocAuc(scored) },
-    perGroup: perGroup(scored),
-    reliability: reliability(scored),
-    calibReliability: reliability(calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' }))),
-    hand: { n: handScored.length, accuracy: accuracy(handScored), perGroup: perGroup(handScored), misses: hand.filter(([, l], i) => ((handScored[i] as Scored).p >= 0.5 ? 1 : 0) !== l).map(([v]) => v) },
+    test: { n: scored.length, accuracy: accuracy(scored, th), auc: rocAuc(scored) },
+    perGroup: perGroup(scored, th),
+    reliability: reliability(scored, 10, th),
+    calibReliability: reliability(calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' })), 10, th),
+    hand: { n: handScored.length, accuracy: accuracy(handScored, th), perGroup: perGroup(handScored, th), misses: hand.filter(([, l], i) => ((handScored[i] as Scored).p >= th ? 1 : 0) !== l).map(([v]) => v) },
     calibration: payload.calibration,
+    threshold: { value: th, calibWorstGroup: op.group, calibWorstRate: op.worst },
+    shortLatinTrain: short.length,
     modelBytes: text.length + 1,
     checksum: file.checksum,
     profanityAsNames: ds.profanityAsNames,
@@ -249,13 +273,30 @@ type Metrics = {
   perGroup: Array<{ group: string, n: number, rate: number }>, reliability: ReturnType<typeof reliability>,
   calibReliability: ReturnType<typeof reliability>,
   hand: { n: number, accuracy: number, perGroup: Array<{ group: string, n: number, rate: number }>, misses: string[] },
-  calibration: { a: number, b: number }, modelBytes: number, checksum: string, profanityAsNames: string[], droppedCollisions: number,
+  calibration: { a: number, b: number }, threshold: { value: number, calibWorstGroup: string, calibWorstRate: number },
+  shortLatinTrain: number, modelBytes: number, checksum: string, profanityAsNames: string[], droppedCollisions: number,
 }
+
+/** A repeat of a name as people also type it: lower case (25%), ALL CAPS (15%) or as it was. */
+function retype (rng: () => number, v: string): string {
+  const r = rng()
+  return r < 0.25 ? v.toLowerCase() : r < 0.4 ? v.toUpperCase() : v
+}
+
+/** Report group of an example: `name:<script>` or `junk:<category>`. */
+function groupOf (e: Example): string {
+  return e.label === 1 ? `name:${e.script}` : `junk:${e.category}`
+}
+
+/** Groups below this size on a split are too small to steer the threshold or to be held to a target. */
+const MIN_GROUP = 50
+/** Junk categories measured but held to no target: random 3-4 letter strings are often attested names. */
+const DIAGNOSTIC_GROUPS = new Set(['junk:random_short'])
 
 function countTable (xs: Example[]): Record<string, Record<string, number>> {
   const t: Record<string, Record<string, number>> = {}
   for (const e of xs) {
-    const row = e.label === 1 ? `name:${e.script}` : `junk:${e.category}`
+    const row = groupOf(e)
     const r = t[row] ?? (t[row] = { train: 0, calib: 0, test: 0 })
     r[e.split] = (r[e.split] ?? 0) + 1
   }
@@ -279,16 +320,25 @@ script mix and script group, vowel/consonant structure, repeats and periodicity,
 (interpolated 4/3/2/1-gram log-likelihoods: mean, minimum, unseen n-gram shares, the log-likelihood ratio
 against uniform random letters, the share of surprising transitions, and the mean relative to the norm of
 the value's script, so that scripts with few training names are not judged by Latin standards; one table
-covers every script since scripts do not share characters), exact placeholder and profanity lexicon hits,
+covers every script since scripts do not share characters), the 4-gram mean and log-likelihood ratio of the
+Latin transliteration of Greek, Cyrillic, Armenian and Georgian values (names cross scripts: Ζερβός reads
+as zervos, so the far larger Latin part of the table speaks for them), exact placeholder and profanity lexicon hits,
 e-mail/URL and code characters. Inputs are judged on the first ${MAX_CHARS} code points plus a length feature.
 The network is evaluated by plain JavaScript (lib/name-model.ts: straight-line code generated at load, or a
 loop where code generation is disallowed), with Platt scaling (a=${m.calibration.a}, b=${m.calibration.b})
-fitted on the calibration split.
+fitted on the calibration split. A value is a real name when its calibrated probability is at least the
+threshold ${m.threshold.value}, also picked on the calibration split: the threshold whose worst group (every script and
+junk category with >= ${MIN_GROUP} calibration values, \`random_short\` aside) does best; there the worst group was
+${m.threshold.calibWorstGroup} at ${pct(m.threshold.calibWorstRate)}. The probability is calibrated for this data's mix (three real names to
+one junk value); the targets are per group, and the mix's own 0.5 point lets through the most name-like
+random strings. A value rejected with a probability between 0.5 and the threshold is reported with
+confidence 0.5.
 
 Seed: \`${m.seed}\` (data generation, split hashing, sampling, shuffles, and brain.js weight init via a
 seeded \`Math.random\`). Command: \`npm run train\`. Epochs: ${m.epochs}, learning rate 0.05 falling linearly
 to 0.0025 (best by calibration log loss: ${m.bestEpoch}), training sample ${m.trainingSample} rows, training
-${m.trainSeconds} s. The training split holds ${EXTRA_RANDOM} extra random-letter strings (drawn from a second
+${m.trainSeconds} s. Every short Latin training name (<= ${SHORT_MAX} letters, ${m.shortLatinTrain} of them) is in the sample
+${SHORT_REPS} times. The training split holds ${EXTRA_RANDOM} extra random-letter strings (drawn from a second
 seeded stream, kept only where the value hashes to the training split).
 
 ## Sources and licences
@@ -337,7 +387,7 @@ ${groups}
 Hand set (test/fixtures/name-hand.json, written by hand, never trained on): ${pct(m.hand.accuracy)} of ${m.hand.n};
 misses: ${m.hand.misses.map((x) => '`' + x + '`').join(', ') || 'none'}.
 
-## Reliability (test split, equal-count deciles of the predicted label's confidence)
+## Reliability (test split, equal-count deciles of the confidence reported for the predicted label)
 | decile | n | mean confidence | accuracy | gap |
 |---|---|---|---|---|
 ${rel}

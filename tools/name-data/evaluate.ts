@@ -8,7 +8,7 @@ export interface Scored {
   group: string
 }
 
-/** Share of correct decisions at threshold 0.5. */
+/** Share of correct decisions: real name where p >= threshold. */
 export function accuracy (xs: Scored[], threshold = 0.5): number {
   let ok = 0
   for (const x of xs) if ((x.p >= threshold ? 1 : 0) === x.label) ok++
@@ -54,11 +54,14 @@ export interface ReliabilityRow {
 }
 
 /**
- * Reliability by confidence decile: examples sorted by the confidence of the predicted label
- * (max(p, 1-p)) and cut into ten equal-count bins.
+ * Reliability by confidence decile: examples sorted by the confidence the verifier reports for its
+ * label (p or 1-p, never below 0.5, as lib/name-verifier.ts does) and cut into ten equal-count bins.
  */
-export function reliability (xs: Scored[], bins = 10): ReliabilityRow[] {
-  const s = xs.map((x) => ({ conf: Math.max(x.p, 1 - x.p), ok: (x.p >= 0.5 ? 1 : 0) === x.label ? 1 : 0 })).sort((a, b) => a.conf - b.conf)
+export function reliability (xs: Scored[], bins = 10, threshold = 0.5): ReliabilityRow[] {
+  const s = xs.map((x) => {
+    const real = x.p >= threshold
+    return { conf: Math.max(0.5, real ? x.p : 1 - x.p), ok: (real ? 1 : 0) === x.label ? 1 : 0 }
+  }).sort((a, b) => a.conf - b.conf)
   const rows: ReliabilityRow[] = []
   for (let b = 0; b < bins; b++) {
     const part = s.slice(Math.floor(b * s.length / bins), Math.floor((b + 1) * s.length / bins))
@@ -67,6 +70,26 @@ export function reliability (xs: Scored[], bins = 10): ReliabilityRow[] {
     rows.push({ bin: b + 1, n: part.length, meanConfidence: mc, accuracy: acc, gap: Math.abs(mc - acc) })
   }
   return rows
+}
+
+/**
+ * The decision threshold on the calibration split: the one whose worst group (groups with >= `minN`
+ * examples, `skip` left out) is best; ties go to the threshold nearest 0.5. The per-group targets are
+ * worst-group targets, which the Bayes decision for the split's mix of names and junk does not aim at.
+ */
+export function worstGroupThreshold (xs: Scored[], opts: { minN: number, skip: (group: string) => boolean, grid?: number[] }): { threshold: number, worst: number, group: string } {
+  const grid = opts.grid ?? Array.from({ length: 66 }, (_, i) => Math.round((0.3 + i * 0.01) * 100) / 100)
+  let best = { threshold: 0.5, worst: -1, group: '' }
+  for (const t of grid) {
+    let worst = { rate: Infinity, group: '' }
+    for (const g of perGroup(xs, t)) {
+      if (g.n < opts.minN || opts.skip(g.group)) continue
+      if (g.rate < worst.rate) worst = { rate: g.rate, group: g.group }
+    }
+    const better = worst.rate > best.worst || (worst.rate === best.worst && Math.abs(t - 0.5) < Math.abs(best.threshold - 0.5))
+    if (better) best = { threshold: t, worst: worst.rate, group: worst.group }
+  }
+  return best
 }
 
 /** Fits Platt scaling P = sigmoid(a*z + b) to logits z by Newton's method on the log loss. */
