@@ -1,6 +1,6 @@
-// Tests the training metrics: accuracy and per-group rates at a threshold, the reliability table, the worst-group threshold.
+// Tests the training metrics: accuracy and per-group rates at a threshold, the reliability table, the equal-prior threshold.
 import t from 'tap'
-import { accuracy, perGroup, reliability, rocAuc, worstGroupThreshold, type Scored } from '../tools/name-data/evaluate.js'
+import { accuracy, equalPriorThreshold, perGroup, reliability, rocAuc, worstGroup, type Scored } from '../tools/name-data/evaluate.js'
 
 /** `n` examples of one group and label with probabilities spread evenly over [lo, hi]. */
 function spread (group: string, label: 0 | 1, n: number, lo: number, hi: number): Scored[] {
@@ -16,21 +16,28 @@ t.test('accuracy and per-group rates follow the threshold', async (t) => {
   t.equal(rocAuc(xs), rocAuc(xs.map((x) => ({ ...x, p: x.p / 2 }))), 'ROC AUC does not depend on the scale')
 })
 
-t.test('the worst-group threshold balances the weakest groups, skips small and diagnostic groups', async (t) => {
-  // Names spread over [0.4, 1], junk over [0, 0.8]: (1 - t) / 0.6 = t / 0.8 where t = 4/7, both rates 5/7.
+t.test('the equal-prior threshold is the share of real names the calibration was fitted on', async (t) => {
+  t.equal(equalPriorThreshold([1, 1, 1, 0]), 0.75)
+  t.equal(equalPriorThreshold([1, 0]), 0.5)
+  t.equal(equalPriorThreshold([...Array<0 | 1>(2).fill(1), 0]), 0.67)
+  t.throws(() => equalPriorThreshold([]), /no labels/)
+  // Why: with mix share pi, P = pi is where the odds of a name equal pi / (1 - pi), the mix's own odds, so
+  // under equal priors the value is as likely a name as junk.
+  const pi = 0.75
+  const odds = (p: number): number => p / (1 - p)
+  t.ok(Math.abs(odds(pi) / odds(pi) - 1) < 1e-12 && odds(0.8) / odds(pi) > 1 && odds(0.7) / odds(pi) < 1)
+})
+
+t.test('the worst group skips small and diagnostic groups', async (t) => {
   const xs = [
     ...spread('name:A', 1, 201, 0.4, 1), ...spread('junk:b', 0, 201, 0, 0.8),
-    // Too small to count, and a diagnostic group that would pull the threshold up.
-    ...spread('name:Tiny', 1, 10, 0.3, 0.35), ...spread('junk:diag', 0, 300, 0.5, 1),
+    ...spread('name:Tiny', 1, 10, 0.3, 0.35), ...spread('junk:diag', 0, 300, 0.45, 1),
   ]
-  const op = worstGroupThreshold(xs, { minN: 50, skip: (g) => g === 'junk:diag' })
-  t.equal(op.threshold, 0.57)
-  t.ok(Math.abs(op.worst - 5 / 7) < 0.01, `worst rate ${op.worst}`)
-  const all = worstGroupThreshold(xs, { minN: 1, skip: () => false })
-  t.not(all.threshold, 0.57, 'counting the small and diagnostic groups moves it')
-  // Equal worst rates over a range: the threshold nearest 0.5 wins.
-  const flat = [...spread('name:A', 1, 100, 0.99, 1), ...spread('junk:b', 0, 100, 0, 0.01)]
-  t.equal(worstGroupThreshold(flat, { minN: 50, skip: () => false }).threshold, 0.5)
+  const w = worstGroup(xs, 0.5, { minN: 50, skip: (g) => g === 'junk:diag' })
+  t.equal(w.group, 'junk:b')
+  t.ok(Math.abs(w.rate - 125 / 201) < 1e-9, `rate ${w.rate}`)
+  t.equal(worstGroup(xs, 0.5, { minN: 1, skip: () => false }).group, 'name:Tiny')
+  t.equal(worstGroup(xs, 0.5, { minN: 50, skip: () => false }).group, 'junk:diag')
 })
 
 t.test('reliability reports the confidence the verifier gives, 0.5 at least, at the threshold', async (t) => {

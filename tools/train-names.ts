@@ -10,7 +10,7 @@ import { NAME_MODEL_FORMAT, NAME_MODEL_VERSION, payloadChecksum, type NameModelP
 import { nameVerifierFromModel } from '../lib/name-verifier.js'
 import { buildDataset, type Example } from './name-data/dataset.js'
 import { JUNK_CATEGORIES } from './name-data/junk.js'
-import { accuracy, fitPlatt, pct, perGroup, reliability, rocAuc, worstGroupThreshold, type Scored } from './name-data/evaluate.js'
+import { accuracy, equalPriorThreshold, fitPlatt, pct, perGroup, reliability, rocAuc, worstGroup, type Scored } from './name-data/evaluate.js'
 import { mulberry32, shuffle } from './name-data/prng.js'
 import { trainMlp } from './name-data/net-train.js'
 import { SEED } from './name-data/seed.js'
@@ -214,14 +214,14 @@ async function main (): Promise<void> {
   }
   const cal = fitPlatt(calib.map((e) => logit(raw.probability(e.value))), calib.map((e) => e.label))
   payload.calibration = { a: round(cal.a), b: round(cal.b) }
-  // The operating point, also from the calibration split (see worstGroupThreshold).
+  // The operating point: equal priors of a name and junk (see equalPriorThreshold).
+  payload.threshold = equalPriorThreshold(calib.map((e) => e.label))
   const calibrated = nameVerifierFromModel({ ...payload, checksum: payloadChecksum(payload) })
-  const op = worstGroupThreshold(calib.map((e) => ({ label: e.label, p: calibrated.probability(e.value), group: groupOf(e) })), {
+  const op = worstGroup(calib.map((e) => ({ label: e.label, p: calibrated.probability(e.value), group: groupOf(e) })), payload.threshold, {
     minN: MIN_GROUP,
     skip: (g) => DIAGNOSTIC_GROUPS.has(g),
   })
-  payload.threshold = op.threshold
-  log(`threshold ${op.threshold} (calibration split, worst group ${op.group} ${pct(op.worst)})`)
+  log(`threshold ${payload.threshold} (equal priors; calibration split's worst group there ${op.group} ${pct(op.rate)})`)
   const file = { ...payload, checksum: payloadChecksum(payload) }
   const text = JSON.stringify(file)
   writeFileSync(MODEL_URL, text + '\n')
@@ -248,7 +248,7 @@ async function main (): Promise<void> {
     calibReliability: reliability(calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' })), 10, th),
     hand: { n: handScored.length, accuracy: accuracy(handScored, th), perGroup: perGroup(handScored, th), misses: hand.filter(([, l], i) => ((handScored[i] as Scored).p >= th ? 1 : 0) !== l).map(([v]) => v) },
     calibration: payload.calibration,
-    threshold: { value: th, calibWorstGroup: op.group, calibWorstRate: op.worst },
+    threshold: { value: th, calibWorstGroup: op.group, calibWorstRate: op.rate },
     shortLatinTrain: short.length,
     modelBytes: text.length + 1,
     checksum: file.checksum,
@@ -288,7 +288,7 @@ function groupOf (e: Example): string {
   return e.label === 1 ? `name:${e.script}` : `junk:${e.category}`
 }
 
-/** Groups below this size on a split are too small to steer the threshold or to be held to a target. */
+/** Groups below this size on the calibration split are too small to name as its worst group. */
 const MIN_GROUP = 50
 /** Junk categories measured but held to no target: random 3-4 letter strings are often attested names. */
 const DIAGNOSTIC_GROUPS = new Set(['junk:random_short'])
@@ -326,13 +326,13 @@ as zervos, so the far larger Latin part of the table speaks for them), exact pla
 e-mail/URL and code characters. Inputs are judged on the first ${MAX_CHARS} code points plus a length feature.
 The network is evaluated by plain JavaScript (lib/name-model.ts: straight-line code generated at load, or a
 loop where code generation is disallowed), with Platt scaling (a=${m.calibration.a}, b=${m.calibration.b})
-fitted on the calibration split. A value is a real name when its calibrated probability is at least the
-threshold ${m.threshold.value}, also picked on the calibration split: the threshold whose worst group (every script and
-junk category with >= ${MIN_GROUP} calibration values, \`random_short\` aside) does best; there the worst group was
-${m.threshold.calibWorstGroup} at ${pct(m.threshold.calibWorstRate)}. The probability is calibrated for this data's mix (three real names to
-one junk value); the targets are per group, and the mix's own 0.5 point lets through the most name-like
-random strings. A value rejected with a probability between 0.5 and the threshold is reported with
-confidence 0.5.
+fitted on the calibration split, so the probability is right for this data's mix of real names and junk
+(the share of real names in the calibration split is ${m.threshold.value}). A value is a real name when its probability is at least
+that share, ${m.threshold.value}: the decision for equal priors, where a name and junk are equally likely before the value is seen,
+so the decision does not depend on how much junk the dataset holds (the mix's own 0.5 point lets through
+the most name-like random strings). A value rejected with a probability between 0.5 and the threshold is
+reported with confidence 0.5. At the threshold, the calibration split's worst group (scripts and junk
+categories with >= ${MIN_GROUP} values, \`random_short\` aside) is ${m.threshold.calibWorstGroup} at ${pct(m.threshold.calibWorstRate)}.
 
 Seed: \`${m.seed}\` (data generation, split hashing, sampling, shuffles, and brain.js weight init via a
 seeded \`Math.random\`). Command: \`npm run train\`. Epochs: ${m.epochs}, learning rate 0.05 falling linearly

@@ -73,23 +73,25 @@ export function reliability (xs: Scored[], bins = 10, threshold = 0.5): Reliabil
 }
 
 /**
- * The decision threshold on the calibration split: the one whose worst group (groups with >= `minN`
- * examples, `skip` left out) is best; ties go to the threshold nearest 0.5. The per-group targets are
- * worst-group targets, which the Bayes decision for the split's mix of names and junk does not aim at.
+ * The decision threshold for equal priors: Platt scaling makes P(real name) right for the mix of the split it
+ * was fitted on (share `pi` of real names); deciding "real" where P >= pi is deciding where a name and junk
+ * are equally likely before the value is seen, so the decision does not depend on how much junk the dataset
+ * happens to hold. Rounded to two decimals.
  */
-export function worstGroupThreshold (xs: Scored[], opts: { minN: number, skip: (group: string) => boolean, grid?: number[] }): { threshold: number, worst: number, group: string } {
-  const grid = opts.grid ?? Array.from({ length: 66 }, (_, i) => Math.round((0.3 + i * 0.01) * 100) / 100)
-  let best = { threshold: 0.5, worst: -1, group: '' }
-  for (const t of grid) {
-    let worst = { rate: Infinity, group: '' }
-    for (const g of perGroup(xs, t)) {
-      if (g.n < opts.minN || opts.skip(g.group)) continue
-      if (g.rate < worst.rate) worst = { rate: g.rate, group: g.group }
-    }
-    const better = worst.rate > best.worst || (worst.rate === best.worst && Math.abs(t - 0.5) < Math.abs(best.threshold - 0.5))
-    if (better) best = { threshold: t, worst: worst.rate, group: worst.group }
+export function equalPriorThreshold (labels: ReadonlyArray<0 | 1>): number {
+  if (labels.length === 0) throw new Error('equalPriorThreshold: no labels')
+  let real = 0
+  for (const l of labels) real += l
+  return Math.round(100 * real / labels.length) / 100
+}
+
+/** The group with the lowest correct-decision rate at `threshold` among groups with >= `minN` examples, `skip` left out. */
+export function worstGroup (xs: Scored[], threshold: number, opts: { minN: number, skip: (group: string) => boolean }): { group: string, rate: number } {
+  let worst = { group: '', rate: Infinity }
+  for (const g of perGroup(xs, threshold)) {
+    if (g.n >= opts.minN && !opts.skip(g.group) && g.rate < worst.rate) worst = { group: g.group, rate: g.rate }
   }
-  return best
+  return worst
 }
 
 /** Fits Platt scaling P = sigmoid(a*z + b) to logits z by Newton's method on the log loss. */
