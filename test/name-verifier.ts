@@ -97,8 +97,10 @@ t.test('loader refuses a missing, corrupt, tampered or other-version file', asyn
   const moved = { ...payload, threshold: 0.999999 }
   const strict = nameVerifierFromModel({ ...moved, checksum: payloadChecksum(moved) })
   t.equal(strict.threshold, 0.999999)
-  t.equal(strict.probability('Hrvoje'), model.probability('Hrvoje'))
-  t.equal(strict.predict('Hrvoje').prediction, 'LABEL_0')
+  t.equal(strict.probability('Xu'), model.probability('Xu'))
+  t.ok(model.probability('Xu') < 0.999999)
+  t.equal(model.predict('Xu').prediction, 'LABEL_1')
+  t.same(strict.predict('Xu'), { value: 'Xu', prediction: 'LABEL_0', confidence: 0.5 })
   t.throws(() => nameVerifierFromModel([1, 2]), /not a JSON object/)
   // The untouched copy still loads: the checksum covers exactly what is written.
   const okPath = join(dir, 'ok.json')
