@@ -7,30 +7,10 @@ import { loadNameModel } from '../lib/name-verifier.js'
 import { buildDataset } from '../tools/name-data/dataset.js'
 import { accuracy, pct, rocAuc, type Scored } from '../tools/name-data/evaluate.js'
 import { SEED } from '../tools/name-data/seed.js'
+import { timeEach } from './per-call-timing.js'
 
 const require = createRequire(import.meta.url)
 const N = Number(process.env.BENCH_N ?? 200_000)
-
-function quantiles (ns: Float64Array): { p50: number, p99: number, mean: number } {
-  const s = Float64Array.from(ns).sort()
-  const at = (q: number): number => (s[Math.min(s.length - 1, Math.floor(q * s.length))] as number) / 1000
-  let sum = 0
-  for (const v of s) sum += v
-  return { p50: at(0.5), p99: at(0.99), mean: sum / s.length / 1000 }
-}
-
-/** Times `fn` on each value once per call, cycling through `values` for `n` calls (after a warm-up). */
-function timeEach (values: string[], n: number, fn: (v: string) => unknown): Float64Array {
-  for (let i = 0; i < 20_000; i++) fn(values[i % values.length] as string)
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    const v = values[i % values.length] as string
-    const t0 = process.hrtime.bigint()
-    fn(v)
-    out[i] = Number(process.hrtime.bigint() - t0)
-  }
-  return out
-}
 
 /** Cold load in a fresh process: ms for loadNameModel and the RSS it adds (MiB), median of 5. */
 function coldLoad (): { ms: number, rssMiB: number } {
@@ -60,8 +40,8 @@ const theirs: Scored[] = test.map((e) => {
   return { label: e.label, p: junk ? 0 : 1, group: '' }
 })
 const rate = (xs: Scored[], label: 0 | 1, th = 0.5): number => accuracy(xs.filter((x) => x.label === label), th)
-const tOurs = quantiles(timeEach(values, N, (v) => model.predict(v)))
-const tTheirs = quantiles(timeEach(values, N, (v) => { try { return gib.detect(v) } catch { return true } }))
+const tOurs = timeEach(values, N, 20_000, (v) => model.predict(v))
+const tTheirs = timeEach(values, N, 20_000, (v) => { try { return gib.detect(v) } catch { return true } })
 const cold = coldLoad()
 
 const fmt = (x: number): string => x.toFixed(2)

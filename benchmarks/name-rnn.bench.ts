@@ -4,16 +4,15 @@ import { execFileSync } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import brain from 'brain.js'
-import {
-  FEATURE_COUNT, SCRIPTS, classify, countNgrams, dominantScript, extractFeatures, lowerCodePoint, ngramScores, ownCounts,
-  prepare, symbolIds, tablesFromCounts, type FeatureContext, type ScriptName,
-} from '../lib/name-features.js'
+import { FEATURE_COUNT, classify } from '../lib/name-features.js'
 import { DEFAULT_NAME_MODEL_URL, loadNameModel } from '../lib/name-verifier.js'
 import { buildDataset, type Example } from '../tools/name-data/dataset.js'
 import { accuracy, pct, rocAuc, type Scored } from '../tools/name-data/evaluate.js'
+import { buildFeatureContext, exampleFeatures, featureStats } from '../tools/name-data/features.js'
 import { trainMlp } from '../tools/name-data/net-train.js'
 import { mulberry32, shuffle, withSeededMathRandom, type Rng } from '../tools/name-data/prng.js'
 import { SEED } from '../tools/name-data/seed.js'
+import { timeEach, type Timing } from './per-call-timing.js'
 
 const TRAIN_N = Number(process.env.RNN_TRAIN ?? 4000)
 const TEST_N = Number(process.env.RNN_TEST ?? 3000)
@@ -48,8 +47,6 @@ interface Row {
   note?: string
 }
 
-interface Timing { p50: number, p99: number, mean: number, calls: number }
-
 // ---------- machine and sampling ----------
 
 function machine (): string {
@@ -66,28 +63,7 @@ function balancedSample (rng: Rng, xs: Example[], n: number): Example[] {
   return shuffle(rng, [...names, ...junk])
 }
 
-// ---------- timing ----------
-
-function quantiles (ns: Float64Array): Timing {
-  const s = Float64Array.from(ns).sort()
-  const at = (q: number): number => (s[Math.min(s.length - 1, Math.floor(q * s.length))] as number) / 1000
-  let sum = 0
-  for (const v of s) sum += v
-  return { p50: at(0.5), p99: at(0.99), mean: sum / s.length / 1000, calls: s.length }
-}
-
-/** Times `fn` once per call over `n` calls cycling through `values`, after `warm` untimed calls. */
-function timeEach (values: string[], n: number, warm: number, fn: (v: string) => unknown): Timing {
-  for (let i = 0; i < warm; i++) fn(values[i % values.length] as string)
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    const v = values[i % values.length] as string
-    const t0 = process.hrtime.bigint()
-    fn(v)
-    out[i] = Number(process.hrtime.bigint() - t0)
-  }
-  return quantiles(out)
-}
+// ---------- scoring ----------
 
 /** Mean binary cross-entropy of scored examples. */
 function logLoss (xs: Scored[]): number {
@@ -230,60 +206,12 @@ function recurrentRow (kind: RecurrentKind, train: Example[], test: Example[], v
 
 // ---------- feature MLP from scratch on the same subsample ----------
 
-/** N-gram tables, lexicon and script norms from the subsample's names, the way tools/train-names.ts builds them. */
-function featureContext (names: Example[], placeholder: string[], profanity: string[]): { ctx: FeatureContext, alphabet: Map<number, number> } {
-  const letters = new Set<number>()
-  for (const e of names) for (const ch of prepare(e.value).text) letters.add(lowerCodePoint(ch.codePointAt(0) as number))
-  const probe = new Map<number, number>()
-  const chars = [...letters].sort((a, b) => a - b).filter((c) => {
-    probe.clear()
-    probe.set(c, 4)
-    return symbolIds(String.fromCodePoint(c), probe)[1] === 4
-  })
-  const alphabet = new Map<number, number>(chars.map((c, i) => [c, i + 4]))
-  const size = alphabet.size + 4
-  const bases = new Set<string>()
-  for (const e of names) for (const part of e.parts ?? [e.value]) bases.add(prepare(part).text)
-  const counts = new Map<number, number>()
-  for (const b of [...bases].sort()) countNgrams(symbolIds(b, alphabet), size, counts)
-  const tables = tablesFromCounts(alphabet, counts)
-  const sum = new Float64Array(SCRIPTS.length)
-  const n = new Float64Array(SCRIPTS.length)
-  for (const b of [...bases].sort()) {
-    const s = SCRIPTS.indexOf(dominantScript(b) as ScriptName)
-    if (s < 0) continue
-    const ids = symbolIds(b, alphabet)
-    sum[s] = (sum[s] as number) + ngramScores(ids, tables, ownCounts(ids, size)).meanLogProb4
-    n[s] = (n[s] as number) + 1
-  }
-  const overall = sum.reduce((a, b) => a + b, 0) / Math.max(1, n.reduce((a, b) => a + b, 0))
-  const scriptMean = Float64Array.from(sum, (v, s) => (n[s] as number) >= 20 ? v / (n[s] as number) : overall)
-  return { ctx: { tables, lexicon: { placeholder: new Set(placeholder), profanity: new Set(profanity) }, scriptMean }, alphabet }
-}
-
-/** Features of one value; training names leave their own n-gram counts out (as tools/train-names.ts does). */
-function features (e: Pick<Example, 'value' | 'label' | 'parts'>, ctx: FeatureContext, alphabet: Map<number, number>, loo: boolean): Float64Array {
-  const x = new Float64Array(FEATURE_COUNT)
-  let exclude: Map<number, number> | undefined
-  if (loo && e.label === 1) {
-    exclude = new Map()
-    for (const part of new Set((e.parts ?? [e.value]).map((p) => prepare(p).text))) {
-      for (const [k, v] of ownCounts(symbolIds(part, alphabet), alphabet.size + 4)) exclude.set(k, (exclude.get(k) ?? 0) + v)
-    }
-  }
-  return extractFeatures(prepare(e.value), ctx, x, exclude)
-}
-
 function mlpRow (train: Example[], test: Example[], placeholder: string[], profanity: string[]): Row {
   log(`feature MLP: ${MLP_EPOCHS} epochs on ${train.length} values`)
   const t0 = performance.now()
-  const { ctx, alphabet } = featureContext(train.filter((e) => e.label === 1), placeholder, profanity)
-  const xs = train.map((e) => features(e, ctx, alphabet, true))
-  const mean = new Float64Array(FEATURE_COUNT)
-  const std = new Float64Array(FEATURE_COUNT)
-  for (const x of xs) for (let i = 0; i < FEATURE_COUNT; i++) mean[i] = (mean[i] as number) + (x[i] as number) / xs.length
-  for (const x of xs) for (let i = 0; i < FEATURE_COUNT; i++) std[i] = (std[i] as number) + ((x[i] as number) - (mean[i] as number)) ** 2 / xs.length
-  for (let i = 0; i < FEATURE_COUNT; i++) std[i] = Math.max(Math.sqrt(std[i] as number), 1e-3)
+  const context = buildFeatureContext(train.filter((e) => e.label === 1), { placeholder, profanity })
+  const xs = train.map((e) => exampleFeatures(e, context, true))
+  const { mean, std } = featureStats(xs)
   const z = (x: Float64Array): number[] => Array.from(x, (v, i) => (v - (mean[i] as number)) / (std[i] as number))
   let lastError = NaN
   const best = trainMlp(xs.map((x, i) => ({ input: z(x), output: [(train[i] as Example).label] })), {
@@ -291,9 +219,9 @@ function mlpRow (train: Example[], test: Example[], placeholder: string[], profa
   })
   const seconds = (performance.now() - t0) / 1000
   const net = new brain.NeuralNetwork().fromJSON(best.json as brain.INeuralNetworkJSON)
-  const prob = (v: string): number => (net.run(z(features({ value: v, label: 0 }, ctx, alphabet, false))) as number[])[0] as number
+  const prob = (v: string): number => (net.run(z(exampleFeatures({ value: v, label: 0 }, context, false))) as number[])[0] as number
   const scored = score(test, prob)
-  const tablesBytes = JSON.stringify([...ctx.tables.maps ?? []].filter(([k]) => k < 2 ** 41 || (k >= 2 ** 50 && k < 2 ** 51))).length
+  const tablesBytes = JSON.stringify([...context.ctx.tables.maps ?? []].filter(([k]) => k < 2 ** 41 || (k >= 2 ** 50 && k < 2 ** 51))).length
   return {
     model: `brain.js NeuralNetwork ${FEATURE_COUNT}→${MLP_HIDDEN.join('→')}→1, features (from scratch)`,
     data: `${train.length} balanced`,

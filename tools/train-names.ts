@@ -1,14 +1,11 @@
 // Trains the brain.js name model from npm name lists and seeded junk, then writes the model, its data card and metrics.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import {
-  FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, QUADGRAM_KEY_OFFSET, TRIGRAM_KEY_OFFSET, countNgrams, extractFeatures,
-  SCRIPTS, dominantScript, lowerCodePoint, ngramScores, ownCounts, prepare, symbolIds, tablesFromCounts, type FeatureContext,
-  type ScriptName,
-} from '../lib/name-features.js'
+import { FEATURE_COUNT, FEATURE_NAMES, MAX_CHARS, QUADGRAM_KEY_OFFSET, SCRIPTS, TRIGRAM_KEY_OFFSET } from '../lib/name-features.js'
 import { NAME_MODEL_FORMAT, NAME_MODEL_VERSION, payloadChecksum, type NameModelPayload } from '../lib/name-model.js'
 import { nameVerifierFromModel } from '../lib/name-verifier.js'
 import { buildDataset, type Example } from './name-data/dataset.js'
+import { buildFeatureContext, exampleFeatures, featureStats } from './name-data/features.js'
 import { JUNK_CATEGORIES } from './name-data/junk.js'
 import { accuracy, equalPriorThreshold, fitPlatt, pct, perGroup, reliability, rocAuc, worstGroup, type Scored } from './name-data/evaluate.js'
 import { mulberry32, shuffle } from './name-data/prng.js'
@@ -57,51 +54,15 @@ async function main (): Promise<void> {
 
   // N-gram tables from the distinct training names only.
   const trainNames = train.filter((e) => e.label === 1)
-  const letterCounts = new Map<number, number>()
-  for (const e of trainNames) {
-    for (const ch of prepare(e.value).text) {
-      const c = lowerCodePoint(ch.codePointAt(0) as number)
-      letterCounts.set(c, (letterCounts.get(c) ?? 0) + 1)
-    }
-  }
-  const probe = new Map<number, number>()
-  const alphabetChars = [...letterCounts.keys()].sort((a, b) => a - b).filter((c) => {
-    // Only characters symbolIds would look up (letters, marks, name punctuation).
-    probe.clear()
-    probe.set(c, 4)
-    return symbolIds(String.fromCodePoint(c), probe)[1] === 4
-  })
-  const alphabet = new Map<number, number>()
-  alphabetChars.forEach((c, i) => alphabet.set(c, i + 4))
-  const size = alphabet.size + 4
-  // Counted once per distinct source name; compounds and combos add nothing new.
-  const counts = new Map<number, number>()
-  // symbolIds lower-cases code point by code point, the way inference does.
-  const baseLower = (v: string): string => prepare(v).text
-  const bases = new Set<string>()
-  for (const e of trainNames) for (const part of e.parts ?? [e.value]) bases.add(baseLower(part))
-  for (const b of [...bases].sort()) countNgrams(symbolIds(b, alphabet), size, counts)
-  const tables = tablesFromCounts(alphabet, counts)
+  const context = buildFeatureContext(trainNames, { placeholder: ds.placeholderKeys, profanity: ds.profanityKeys }, round)
+  const { alphabetChars, counts } = context
   const flat = (lo: number, hi: number): Array<[number, number]> => [...counts.entries()].filter((e) => e[0] >= lo && e[0] < hi).map((e): [number, number] => [e[0] - lo, e[1]]).sort((a, b) => a[0] - b[0])
   const biSorted = flat(0, TRIGRAM_KEY_OFFSET)
   const triSorted = flat(TRIGRAM_KEY_OFFSET, 2 * TRIGRAM_KEY_OFFSET)
   const quadSorted = flat(QUADGRAM_KEY_OFFSET, 2 * QUADGRAM_KEY_OFFSET)
-  log(`n-gram: ${alphabet.size} letters, ${biSorted.length} bigrams, ${triSorted.length} trigrams, ${quadSorted.length} 4-grams`)
-  const lexicon = { placeholder: new Set(ds.placeholderKeys), profanity: new Set(ds.profanityKeys) }
-  // Per-script norm of the 4-gram score: mean over distinct training names, each scored leave-one-out.
-  const scriptSum = new Float64Array(SCRIPTS.length)
-  const scriptN = new Float64Array(SCRIPTS.length)
-  for (const b of [...bases].sort()) {
-    const s = SCRIPTS.indexOf(dominantScript(b) as ScriptName)
-    if (s < 0) continue
-    const ids = symbolIds(b, alphabet)
-    scriptSum[s] = (scriptSum[s] as number) + ngramScores(ids, tables, ownCounts(ids, size)).meanLogProb4
-    scriptN[s] = (scriptN[s] as number) + 1
-  }
-  const overall = scriptSum.reduce((a, b) => a + b, 0) / Math.max(1, scriptN.reduce((a, b) => a + b, 0))
-  const scriptMean = Array.from(scriptSum, (v, s) => round((scriptN[s] as number) >= 20 ? v / (scriptN[s] as number) : overall))
+  log(`n-gram: ${alphabetChars.length} letters, ${biSorted.length} bigrams, ${triSorted.length} trigrams, ${quadSorted.length} 4-grams`)
+  const scriptMean = Array.from(context.ctx.scriptMean)
   log(`script norms: ${SCRIPTS.map((n, s) => `${n} ${(scriptMean[s] as number).toFixed(2)}`).join(', ')}`)
-  const ctx: FeatureContext = { tables, lexicon, scriptMean: Float64Array.from(scriptMean) }
 
   // Training sample: a share of the Latin names, every other name (oversampled per script), all junk.
   const rng = mulberry32(SEED)
@@ -126,34 +87,14 @@ async function main (): Promise<void> {
   for (let r = 0; r < junkReps; r++) for (const e of junk) sample.push(e)
   log(`training sample: ${names} names (${short.length} short Latin x ${SHORT_REPS}), ${junk.length} x ${junkReps} junk`)
 
-  const feat = (e: Example, loo: boolean): number[] => {
-    const p = prepare(e.value)
-    const x = new Float64Array(FEATURE_COUNT)
-    // Leave-one-out at the level of source names: a compound does not see its own parts' counts.
-    let exclude: Map<number, number> | undefined
-    if (loo && e.label === 1) {
-      exclude = new Map()
-      for (const part of new Set((e.parts ?? [e.value]).map(baseLower))) {
-        for (const [k, v] of ownCounts(symbolIds(part, alphabet), size)) exclude.set(k, (exclude.get(k) ?? 0) + v)
-      }
-    }
-    extractFeatures(p, ctx, x, exclude)
-    return Array.from(x)
-  }
+  const feat = (e: Example, loo: boolean): number[] => Array.from(exampleFeatures(e, context, loo))
   const cache = new Map<Example, number[]>()
   const sampleX = sample.map((e) => {
     let x = cache.get(e)
     if (x === undefined) { x = feat(e, true); cache.set(e, x) }
     return x
   })
-  const mean = new Array<number>(FEATURE_COUNT).fill(0)
-  const std = new Array<number>(FEATURE_COUNT).fill(0)
-  for (const x of sampleX) for (let i = 0; i < FEATURE_COUNT; i++) mean[i] = (mean[i] as number) + (x[i] as number) / sampleX.length
-  for (const x of sampleX) for (let i = 0; i < FEATURE_COUNT; i++) std[i] = (std[i] as number) + ((x[i] as number) - (mean[i] as number)) ** 2 / sampleX.length
-  for (let i = 0; i < FEATURE_COUNT; i++) {
-    mean[i] = round(mean[i] as number)
-    std[i] = round(Math.max(Math.sqrt(std[i] as number), 1e-3))
-  }
+  const { mean, std } = featureStats(sampleX, round)
   const z = (x: number[]): number[] => x.map((v, i) => (v - (mean[i] as number)) / (std[i] as number))
   const data = sample.map((e, i) => ({ input: z(sampleX[i] as number[]), output: [e.label] }))
 
@@ -191,7 +132,7 @@ async function main (): Promise<void> {
     std,
     alphabet: alphabetChars.map((c) => String.fromCodePoint(c)).join(''),
     ngram: {
-      uni: Array.from(tables.uni),
+      uni: Array.from(context.ctx.tables.uni),
       biKeys: delta(biSorted.map((e) => e[0])),
       biCounts: biSorted.map((e) => e[1]),
       triKeys: delta(triSorted.map((e) => e[0])),
