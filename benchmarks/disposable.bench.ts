@@ -2,7 +2,7 @@
 // Run: node --expose-gc --import tsx benchmarks/disposable.bench.ts   (without --expose-gc memory is not measured)
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { DisposableDomains } from '../lib/disposable-domains.js'
+import { DisposableDomains } from '../lib/email/disposable-domains.js'
 
 const require = createRequire(import.meta.url)
 const gc = (globalThis as { gc?: () => void }).gc

@@ -2,7 +2,7 @@
 // Run: npx tsx benchmarks/email-syntax.bench.ts
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { checkEmailSyntax } from '../lib/email-syntax.js'
+import { checkEmailSyntax } from '../lib/email/syntax.js'
 
 const require = createRequire(import.meta.url)
 interface Case { address: string, expected: 'Pass' | 'Fail' }

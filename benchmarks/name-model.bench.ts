@@ -5,7 +5,7 @@ import { statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_NAME_MODEL_URL, loadNameModel } from '../lib/name-verifier.js'
+import { DEFAULT_NAME_MODEL_URL, loadNameModel } from '../lib/names/verifier.js'
 import { buildDataset } from '../tools/name-data/dataset.js'
 import { accuracy, pct, perGroup, rocAuc, type Scored } from '../tools/name-data/evaluate.js'
 import { SEED } from '../tools/name-data/seed.js'
@@ -16,7 +16,7 @@ const N = Number(process.env.BENCH_N ?? 200_000)
 
 /** Cold load in a fresh process: ms for loadNameModel and the RSS it adds (MiB), median of 5. */
 function coldLoad (): { ms: number, rssMiB: number } {
-  const lib = fileURLToPath(new URL('../lib/name-verifier.ts', import.meta.url))
+  const lib = fileURLToPath(new URL('../lib/names/verifier.ts', import.meta.url))
   const code = `
     const { loadNameModel } = await import(${JSON.stringify(lib)})
     global.gc?.(); const before = process.memoryUsage().rss

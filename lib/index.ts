@@ -1,21 +1,21 @@
 // Public entry: re-exports only. Each export says why it is public.
 
 // The Express middleware, the product's main entry point.
-export { userVerification, userVerification as default, modelName } from './middleware.js'
-export type { UserVerificationMiddleware, MiddlewareMetrics } from './middleware.js'
-export type { Options } from './options.js'
+export { userVerification, userVerification as default, modelName } from './http/middleware.js'
+export type { UserVerificationMiddleware, MiddlewareMetrics } from './http/middleware.js'
+export type { Options } from './http/options.js'
 // The library core, for checks without HTTP, keys or quota.
 export { verify, createVerifier, presentFields } from './verify.js'
 export type { Verifier, VerifierOptions, PresentFields } from './verify.js'
 // The verifiers on their own, to reuse or to wrap in a custom verifier.
-export { createEmailVerifier } from './email-verifier.js'
-export type { EmailVerifierOptions } from './email-verifier.js'
-export { loadNameModel } from './name-verifier.js'
+export { createEmailVerifier } from './email/verifier.js'
+export type { EmailVerifierOptions } from './email/verifier.js'
+export { loadNameModel } from './names/verifier.js'
 // Keys, plans and stores, for the CLI and for apps that manage keys themselves.
-export { issueKey, generateKey, hashKey } from './api-keys.js'
-export type { IssuedKey } from './api-keys.js'
-export { defaultPlans, periodOf } from './plans.js'
-export type { Period } from './plans.js'
+export { issueKey, generateKey, hashKey } from './quota/api-keys.js'
+export type { IssuedKey } from './quota/api-keys.js'
+export { defaultPlans, periodOf } from './quota/plans.js'
+export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'
 // Errors users can match on by class and code.
 export { UserVerificationError, StoreError, VerifierError, errorCodes } from './errors.js'

@@ -1,7 +1,7 @@
 // The library core: verify an email and names with no HTTP, keys or quota.
-import { createEmailVerifier, type EmailVerifierOptions } from './email-verifier.js'
+import { createEmailVerifier, type EmailVerifierOptions } from './email/verifier.js'
 import { UserVerificationError, VerifierError, toError } from './errors.js'
-import { loadNameModel } from './name-verifier.js'
+import { loadNameModel } from './names/verifier.js'
 import type { EmailVerifier, NameVerification, NameVerifier, VerifyInput, VerifyResult } from './types.js'
 
 /** Options of {@link createVerifier}: the email verifier's options plus replaceable verifiers. */

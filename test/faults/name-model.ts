@@ -9,7 +9,7 @@ import { startDnsServer } from '../fixtures/dns-server.js'
 import { byStatus, grantedUnits, runLoad, shoot } from '../fixtures/load.js'
 import { runCli } from '../fixtures/spawn-cli.js'
 import { testVerifiers, testZone } from '../fixtures/test-verifiers.js'
-import { periodOf } from '../../lib/plans.js'
+import { periodOf } from '../../lib/quota/plans.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const emailOnly = { model: 'user_verification', email: 'jane.doe@acme-mail.com' }

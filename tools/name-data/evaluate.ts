@@ -55,7 +55,7 @@ export interface ReliabilityRow {
 
 /**
  * Reliability by confidence decile: examples sorted by the confidence the verifier reports for its
- * label (p or 1-p, never below 0.5, as lib/name-verifier.ts does) and cut into ten equal-count bins.
+ * label (p or 1-p, never below 0.5, as lib/names/verifier.ts does) and cut into ten equal-count bins.
  */
 export function reliability (xs: Scored[], bins = 10, threshold = 0.5): ReliabilityRow[] {
   const s = xs.map((x) => {

@@ -3,7 +3,7 @@
 import {
   FEATURE_COUNT, SCRIPTS, countNgrams, dominantScript, extractFeatures, lowerCodePoint, ngramScores, ownCounts, prepare,
   symbolIds, tablesFromCounts, type FeatureContext, type ScriptName,
-} from '../../lib/name-features.js'
+} from '../../lib/names/features.js'
 import type { Example } from './dataset.js'
 
 /** A feature context with what it was built from: the alphabet (code point → symbol id) and the flat n-gram counts. */

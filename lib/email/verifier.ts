@@ -1,0 +1,121 @@
+// The email verifier of DESIGN §2.3: split, syntax, DNS (one deadline), disposable (lists + MX), suggestion, role, free.
+import type { EmailVerification, EmailVerifier, ResolverLike } from '../types.js'
+import { splitEmail } from './split.js'
+import { checkEmailSyntax } from './syntax.js'
+import { toAsciiDomain } from './domain.js'
+import { createDnsCheck, type DnsOutcome } from './dns-check.js'
+import { DisposableDomains } from './disposable-domains.js'
+import { DisposableMx } from './disposable-mx.js'
+import { suggestDomain } from './domain-suggestion.js'
+import { isRoleAccount } from './role-accounts.js'
+import { isFreeProvider } from './free-providers.js'
+import { booleanOption, dnsServersOption, functionOption, numberOption, objectOption, resolverOption, stringArrayOption } from './options.js'
+
+/** Options of {@link createEmailVerifier}; `undefined` always means "the default". */
+export interface EmailVerifierOptions {
+  /** DNS servers to query: `ip` or `ip:port`, IPv6 as `[::1]:53`. Defaults to the system's resolvers. */
+  dnsServers?: string[]
+  /** A resolver shaped like `dns.promises.Resolver`, used instead of building one (tests). Defaults to none. */
+  resolver?: ResolverLike
+  /** Deadline of the whole DNS check of one address in ms, retries and A/AAAA fallback included. Defaults to 3000. */
+  dnsTimeout?: number
+  /** Attempts per DNS query; 2 means one retry. Defaults to 2. */
+  dnsTries?: number
+  /** DNS result cache: `max` entries (defaults to 10000); TTLs in ms of `Pass` (`positiveTtl`, defaults to 3600000), `Fail` (`negativeTtl`, defaults to 300000) and `Unknown` (`unknownTtl`, defaults to 30000). */
+  dnsCache?: { max?: number, positiveTtl?: number, negativeTtl?: number, unknownTtl?: number }
+  /** Extra domains: `allow` never flagged, `block` always flagged (subdomains included). Defaults to none. */
+  disposable?: { allow?: string[], block?: string[] }
+  /** Learn mail hosts of disposable services from listed domains' MX answers and flag unlisted domains that use them. Defaults to true. */
+  learnMx?: boolean
+  /** Clock for cache TTLs, in ms since the epoch. Defaults to `Date.now`. */
+  now?: () => number
+}
+
+/** Extra time past `dnsTimeout` before `verify` gives up on DNS itself, in ms. */
+const DEADLINE_SLACK_MS = 25
+
+/**
+ * Builds an email verifier. `verify(address)` trims the address and answers the full
+ * `EmailVerification` (spec fields plus `suggestion`, `role`, `free`); it never rejects for a
+ * bad address or DNS trouble (`dnsCheck: "Unknown"`) and settles within `dnsTimeout` plus a
+ * few ms whatever the resolver does. Options are checked here and throw `TypeError` or
+ * `RangeError`. The shipped lists are loaded once, here.
+ */
+export function createEmailVerifier (options: EmailVerifierOptions = {}): EmailVerifier & { close(): void } {
+  const opts = objectOption('options', options) as EmailVerifierOptions
+  const dnsTimeout = numberOption('dnsTimeout', opts.dnsTimeout, 3000, 1, 60000, false, 'Give the deadline of one DNS check in milliseconds, e.g. 3000.')
+  const dnsTries = numberOption('dnsTries', opts.dnsTries, 2, 1, 10, true, 'Give the number of attempts per query, e.g. 2 (one retry).')
+  const dnsServers = dnsServersOption('dnsServers', opts.dnsServers)
+  const resolver = resolverOption<ResolverLike>('resolver', opts.resolver, ['resolveMx', 'resolve4', 'resolve6'])
+  if (resolver !== undefined && dnsServers !== undefined) {
+    throw new TypeError('user-verification: `dnsServers` must be left out when `resolver` is given, got ' + JSON.stringify(dnsServers) + '. Either pass a resolver or DNS servers (but not both).')
+  }
+  const disposableOpts = objectOption('disposable', opts.disposable)
+  const listFix = 'Give domain names such as ["example-temp-mail.com"].'
+  const allow = stringArrayOption('disposable.allow', disposableOpts.allow, listFix)
+  const block = stringArrayOption('disposable.block', disposableOpts.block, listFix)
+  const learnMx = booleanOption('learnMx', opts.learnMx, true)
+  const now = functionOption<() => number>('now', opts.now, Date.now)
+
+  const dns = createDnsCheck({
+    resolver, servers: dnsServers, timeout: dnsTimeout, tries: dnsTries, cache: objectOption('dnsCache', opts.dnsCache), now
+  })
+  const disposable = new DisposableDomains({ allow, block })
+  const mx = new DisposableMx({ isListed: (d) => disposable.isDisposable(d), isAllowed: (d) => disposable.isAllowed(d) })
+  // Pending deadlines, so that close() can answer them at once instead of leaving them hanging.
+  const pending = new Set<(outcome: DnsOutcome) => void>()
+
+  function dnsWithDeadline (domain: string): Promise<DnsOutcome> {
+    return new Promise((resolve) => {
+      const done = (outcome: DnsOutcome): void => {
+        if (!pending.delete(done)) return
+        clearTimeout(timer)
+        resolve(outcome)
+      }
+      const timer = setTimeout(done, dnsTimeout + DEADLINE_SLACK_MS, { result: 'Unknown', reason: 'timeout', mx: [] })
+      timer.unref()
+      pending.add(done)
+      dns.check(domain).then(done, () => done({ result: 'Unknown', reason: 'error', mx: [] }))
+    })
+  }
+
+  async function verify (input: string): Promise<EmailVerification> {
+    const emailAddress = String(input ?? '').trim()
+    const { username, domain } = splitEmail(emailAddress)
+    const syntexCheck = checkEmailSyntax(emailAddress)
+    const ascii = domain === '' ? null : toAsciiDomain(domain)
+    const key = ascii ?? domain
+    let isDisposable = key !== '' && disposable.isDisposable(key)
+    let dnsCheck: EmailVerification['dnsCheck'] = 'Fail'
+    if (ascii !== null) {
+      const outcome = await dnsWithDeadline(ascii)
+      dnsCheck = outcome.result
+      if (learnMx && outcome.mx.length > 0) {
+        if (isDisposable) mx.observe(ascii, outcome.mx)
+        else if (!disposable.isAllowed(ascii) && mx.isDisposableMxSet(outcome.mx)) isDisposable = true
+      }
+    }
+    const typed = ascii ?? (/^[a-z0-9.-]+$/.test(domain) ? domain : null)
+    const suggested = typed !== null && username !== '' ? suggestDomain(typed) : null
+    return {
+      emailAddress,
+      'the service': isDisposable,
+      disposable: isDisposable,
+      username,
+      domain,
+      dnsCheck,
+      syntexCheck,
+      suggestion: suggested === null ? null : `${username}@${suggested}`,
+      role: domain !== '' && isRoleAccount(username),
+      free: key !== '' && isFreeProvider(key)
+    }
+  }
+
+  return {
+    verify,
+    close () {
+      for (const done of [...pending]) done({ result: 'Unknown', reason: 'timeout', mx: [] })
+      dns.close()
+    }
+  }
+}

@@ -1,0 +1,43 @@
+// Caches key records between requests without ever serving a stale plan or a revoked key.
+import { LRUCache } from 'lru-cache'
+import type { ConsumeResult, KeyRecord, Stores } from '../types.js'
+
+/** A key record and the key-records version it was read under (`undefined`: the store has no versions). */
+export interface KeyEntry {
+  record: KeyRecord | undefined
+  version: number | undefined
+}
+
+/**
+ * Saves the key-store read on most requests. Works only with quota stores that have
+ * `keysVersion` (SQLite): a cached record is used for the consume, and the consume returns the
+ * current version in the same atomic step; when it moved on, the caller undoes the consume and
+ * retries with a fresh record. So a revocation or plan change still applies to the next request.
+ */
+export class KeyCache {
+  readonly #entries: LRUCache<string, { record: KeyRecord; version: number }>
+
+  /** `max`: records kept (least recently used dropped first). */
+  constructor(max = 10_000) {
+    this.#entries = new LRUCache({ max })
+  }
+
+  /** The record for a key digest, from the cache or the store. */
+  async lookup(stores: Stores, hash: string): Promise<KeyEntry> {
+    if (stores.quota.keysVersion === undefined) return { record: await stores.keys.getByHash(hash), version: undefined }
+    const cached = this.#entries.get(hash)
+    if (cached !== undefined) return cached
+    // The version is read before the record: a change in between shows up as a newer version.
+    const version = await stores.quota.keysVersion()
+    const record = await stores.keys.getByHash(hash)
+    if (record !== undefined && record.revokedAt === null) this.#entries.set(hash, { record, version })
+    return { record, version }
+  }
+
+  /** Whether `entry` was still current when `consumed` ran; drops it from the cache when not. */
+  confirm(hash: string, entry: KeyEntry, consumed: ConsumeResult): boolean {
+    if (entry.version === undefined || consumed.keysVersion === undefined || consumed.keysVersion === entry.version) return true
+    this.#entries.delete(hash)
+    return false
+  }
+}
