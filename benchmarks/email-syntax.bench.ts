@@ -5,7 +5,10 @@ import { createRequire } from 'node:module'
 import { checkEmailSyntax } from '../lib/email/syntax.js'
 
 const require = createRequire(import.meta.url)
-interface Case { address: string, expected: 'Pass' | 'Fail' }
+interface Case {
+  address: string
+  expected: 'Pass' | 'Fail'
+}
 const corpus = JSON.parse(readFileSync(new URL('../test/fixtures/email-syntax-corpus.json', import.meta.url), 'utf8')) as { cases: Case[] }
 
 const validator = require('validator') as { isEmail(s: string): boolean }
@@ -24,8 +27,12 @@ const peers: Array<[string, (s: string) => boolean]> = [
   [`email-addresses@${version('email-addresses')} parseOneAddress`, (s) => emailAddresses.parseOneAddress(s) !== null]
 ]
 
-function safe (fn: (s: string) => boolean, s: string): boolean {
-  try { return fn(s) } catch { return false }
+function safe(fn: (s: string) => boolean, s: string): boolean {
+  try {
+    return fn(s)
+  } catch {
+    return false
+  }
 }
 
 const rows: string[] = []
@@ -51,12 +58,18 @@ for (const [name, fn] of peers) {
   }
   const perSecond = checks / (elapsed / 1000)
   speeds.push(perSecond)
-  rows.push(`| ${name} | ${(100 * correct / corpus.cases.length).toFixed(1)}% | ${correct}/${corpus.cases.length} | ${falseAccept} | ${falseReject} | ${Math.round(perSecond).toLocaleString('en-US')} |`)
+  rows.push(
+    `| ${name} | ${((100 * correct) / corpus.cases.length).toFixed(1)}% | ${correct}/${corpus.cases.length} | ${falseAccept} | ${falseReject} | ${Math.round(perSecond).toLocaleString('en-US')} |`
+  )
 }
 const peerSpeeds = speeds.slice(1).sort((a, b) => a - b)
 const median = (peerSpeeds[(peerSpeeds.length - 1) >> 1]! + peerSpeeds[peerSpeeds.length >> 1]!) / 2
-console.log(`Email syntax corpus: ${corpus.cases.length} cases (${corpus.cases.filter((c) => c.expected === 'Pass').length} Pass, ${corpus.cases.filter((c) => c.expected === 'Fail').length} Fail), each library with default options.\n`)
+console.log(
+  `Email syntax corpus: ${corpus.cases.length} cases (${corpus.cases.filter((c) => c.expected === 'Pass').length} Pass, ${corpus.cases.filter((c) => c.expected === 'Fail').length} Fail), each library with default options.\n`
+)
 console.log('| validator | accuracy | correct | false accepts | false rejects | checks/s |')
 console.log('|---|---|---|---|---|---|')
 for (const r of rows) console.log(r)
-console.log(`\nOurs vs median peer speed: ${(speeds[0]! / median).toFixed(2)}x (median peer ${Math.round(median).toLocaleString('en-US')} checks/s)`)
+console.log(
+  `\nOurs vs median peer speed: ${(speeds[0]! / median).toFixed(2)}x (median peer ${Math.round(median).toLocaleString('en-US')} checks/s)`
+)

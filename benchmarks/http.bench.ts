@@ -39,7 +39,9 @@ console.log(`autocannon, ${connections} connections, ${duration} s per run after
 console.log('| round | echo req/s | echo p99 ms | endpoint req/s | endpoint p50 ms | endpoint p99 ms | endpoint non-2xx | ratio |')
 console.log('|---|---|---|---|---|---|---|---|')
 for (const { round, echo, full, ratio } of rows) {
-  console.log(`| ${round} | ${echo.rps.toFixed(0)} | ${echo.p99} | ${full.rps.toFixed(0)} | ${full.p50} | ${full.p99} | ${full.non2xx} | ${(ratio * 100).toFixed(1)}% |`)
+  console.log(
+    `| ${round} | ${echo.rps.toFixed(0)} | ${echo.p99} | ${full.rps.toFixed(0)} | ${full.p50} | ${full.p99} | ${full.non2xx} | ${(ratio * 100).toFixed(1)}% |`
+  )
 }
 const median = rows.map((r) => r.ratio).sort((a, b) => a - b)[Math.floor(rows.length / 2)] ?? 0
 console.log(`\nEndpoint throughput as a share of the bare echo: ${(median * 100).toFixed(1)}% (target >= 50%).`)

@@ -1,10 +1,15 @@
 // Per-call latency of a synchronous function: one process.hrtime.bigint() pair around every call.
 
 /** Latency quantiles in µs and the number of timed calls. */
-export interface Timing { p50: number, p99: number, mean: number, calls: number }
+export interface Timing {
+  p50: number
+  p99: number
+  mean: number
+  calls: number
+}
 
 /** Times `fn` once per call over `n` calls cycling through `values`, after `warm` untimed calls. */
-export function timeEach (values: string[], n: number, warm: number, fn: (v: string) => unknown): Timing {
+export function timeEach(values: string[], n: number, warm: number, fn: (v: string) => unknown): Timing {
   for (let i = 0; i < warm; i++) fn(values[i % values.length] as string)
   const out = new Float64Array(n)
   for (let i = 0; i < n; i++) {

@@ -11,24 +11,35 @@ import { makeRecord, uniqueNamespace } from '../test/fixtures/store-contract.js'
 const usage = `Usage: npx tsx benchmarks/quota-store.bench.ts [ops per run, default 4000]
 Env: UV_TEST_REDIS_URL / UV_TEST_POSTGRES_URL add the Redis / PostgreSQL rows.`
 const ops = Number(process.argv[2] ?? 4000)
-if (!Number.isInteger(ops) || ops < 100) { console.error(usage); process.exit(2) }
+if (!Number.isInteger(ops) || ops < 100) {
+  console.error(usage)
+  process.exit(2)
+}
 console.error(usage)
 
-interface Row { store: string, concurrency: number, perSecond: number, p50: number, p99: number }
+interface Row {
+  store: string
+  concurrency: number
+  perSecond: number
+  p50: number
+  p99: number
+}
 
-async function measure (name: string, concurrency: number, n: number, op: (i: number) => Promise<unknown>): Promise<Row> {
+async function measure(name: string, concurrency: number, n: number, op: (i: number) => Promise<unknown>): Promise<Row> {
   for (let i = 0; i < Math.min(200, n); i++) await op(i) // warm-up
   const latencies = new Float64Array(n)
   let next = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) {
-      const i = next++
-      const t0 = performance.now()
-      await op(i)
-      latencies[i] = performance.now() - t0
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++
+        const t0 = performance.now()
+        await op(i)
+        latencies[i] = performance.now() - t0
+      }
+    })
+  )
   const seconds = (performance.now() - started) / 1000
   latencies.sort()
   return { store: name, concurrency, perSecond: n / seconds, p50: latencies[Math.floor(n * 0.5)]!, p99: latencies[Math.floor(n * 0.99)]! }
@@ -36,16 +47,17 @@ async function measure (name: string, concurrency: number, n: number, op: (i: nu
 
 const dir = mkdtempSync(join(tmpdir(), 'uv-bench-'))
 const rows: Row[] = []
-const listRows: Array<{ store: string, ms: number }> = []
+const listRows: Array<{ store: string; ms: number }> = []
 const expiresAt = Date.now() + 3_600_000
-const quiet = { warn () {}, error () {}, info () {} }
+const quiet = { warn() {}, error() {}, info() {} }
 const cleanups: Array<() => Promise<void>> = []
 
 try {
   // Baseline: what a quota built on Keyv get/set would pay per write (and it would not even be atomic).
   const keyvFile = join(dir, 'keyv-baseline.sqlite')
   const keyv = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${keyvFile}` }), namespace: 'bench', throwOnErrors: true })
-  for (const c of [1, 32]) rows.push(await measure('@keyv/sqlite set (baseline)', c, Math.min(ops, 2000), async (i) => keyv.set(`k${i % 100}`, i)))
+  for (const c of [1, 32])
+    rows.push(await measure('@keyv/sqlite set (baseline)', c, Math.min(ops, 2000), async (i) => keyv.set(`k${i % 100}`, i)))
   await keyv.disconnect()
 
   const targets: Array<[string, () => Promise<Stores>]> = [
@@ -80,7 +92,11 @@ try {
     const stores = await open()
     const period = `bench-${Date.now()}`
     for (const c of [1, 32]) {
-      rows.push(await measure(name, c, name === 'memory' ? ops * 10 : ops, async (i) => stores.quota.consume(`key_${i % 100}`, period, 1, 1e12, expiresAt)))
+      rows.push(
+        await measure(name, c, name === 'memory' ? ops * 10 : ops, async (i) =>
+          stores.quota.consume(`key_${i % 100}`, period, 1, 1e12, expiresAt)
+        )
+      )
     }
     if (name !== 'memory') {
       for (let i = 0; i < 1000; i++) await stores.keys.create(makeRecord(Date.UTC(2030, 0, 1) + i))
@@ -98,12 +114,16 @@ try {
 
 const baseline = rows.filter((r) => r.store.startsWith('@keyv/sqlite'))
 const fmt = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
-console.log(`\nQuota consume, ${ops} ops per run (memory: ${ops * 10}), ${cpus().length} CPUs, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`)
+console.log(
+  `\nQuota consume, ${ops} ops per run (memory: ${ops * 10}), ${cpus().length} CPUs, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`
+)
 console.log('| store | concurrency | consumes/s | p50 ms | p99 ms | vs. @keyv/sqlite set |')
 console.log('|---|---:|---:|---:|---:|---:|')
 for (const r of rows) {
   const base = baseline.find((b) => b.concurrency === r.concurrency)!
-  console.log(`| ${r.store} | ${r.concurrency} | ${fmt(r.perSecond)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${fmt(r.perSecond / base.perSecond, 1)}x |`)
+  console.log(
+    `| ${r.store} | ${r.concurrency} | ${fmt(r.perSecond)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${fmt(r.perSecond / base.perSecond, 1)}x |`
+  )
 }
 console.log('\n| key store list() | ms |')
 console.log('|---|---:|')

@@ -25,12 +25,28 @@ try {
   const pro = await createKey(redis.url, 'pro')
   // Warm-up (DNS cache, JIT) so the start RSS is the steady state's, not the cold process's.
   const warmKey = await createKey(redis.url, 'pro')
-  await runLoad({ url: (i) => servers[i % 2]!.url, token: warmKey.key, bodies: mixedBodies, concurrency: 8, maxRequests: 400, durationMs: 10_000 })
+  await runLoad({
+    url: (i) => servers[i % 2]!.url,
+    token: warmKey.key,
+    bodies: mixedBodies,
+    concurrency: 8,
+    maxRequests: 400,
+    durationMs: 10_000
+  })
   const rssStart = servers.map((s) => rssMiB(s.child.pid))
 
   let downAt = 0
   let upAt = 0
-  const load = runLoad({ url: (i) => servers[i % 2]!.url, token: pro.key, bodies: mixedBodies, rate, concurrency: 64, maxRequests: rate * seconds + 10, durationMs: seconds * 1000, timeoutMs: 10_000 })
+  const load = runLoad({
+    url: (i) => servers[i % 2]!.url,
+    token: pro.key,
+    bodies: mixedBodies,
+    rate,
+    concurrency: 64,
+    maxRequests: rate * seconds + 10,
+    durationMs: seconds * 1000,
+    timeoutMs: 10_000
+  })
   const restart = (async () => {
     await new Promise((resolve) => setTimeout(resolve, (seconds * 1000) / 2))
     downAt = performance.now()
@@ -49,16 +65,26 @@ try {
   const used = await usageOf(redis.url, pro.id)
   const ok = shots.filter((s) => s.status === 200).map((s) => s.ms)
   const round = (n: number) => n.toFixed(1)
-  console.log(`## Soak: ${seconds} s at ${rate} req/s, 2 instances on one Redis (appendfsync everysec), Redis stopped (SIGTERM) for ${outageMs} ms at mid-run\n`)
-  console.log(`Date ${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model}); Node ${process.version}; machine shared with other engineers' tests and a model training.\n`)
+  console.log(
+    `## Soak: ${seconds} s at ${rate} req/s, 2 instances on one Redis (appendfsync everysec), Redis stopped (SIGTERM) for ${outageMs} ms at mid-run\n`
+  )
+  console.log(
+    `Date ${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model}); Node ${process.version}; machine shared with other engineers' tests and a model training.\n`
+  )
   console.log('| figure | value |')
   console.log('|---|---|')
   console.log(`| requests sent | ${shots.length} (${JSON.stringify(byStatus(shots))}) |`)
-  console.log(`| outside the outage window (store down .. up + 1 s) | ${outside.length} requests, ${errorsOutside} errors (error rate ${round((100 * errorsOutside) / Math.max(1, outside.length))} %) |`)
+  console.log(
+    `| outside the outage window (store down .. up + 1 s) | ${outside.length} requests, ${errorsOutside} errors (error rate ${round((100 * errorsOutside) / Math.max(1, outside.length))} %) |`
+  )
   console.log(`| during the window | ${during.length} requests: ${JSON.stringify(byStatus(during))} |`)
   console.log(`| store down for | ${Math.round(upAt - downAt)} ms |`)
-  console.log(`| units of the 200s / recorded in Redis | ${units} / ${used} (lost ${Math.max(0, units - used)}, counted without a 200 ${Math.max(0, used - units)}) |`)
-  console.log(`| latency of 200s p50 / p99 / max | ${round(percentile(ok, 50))} / ${round(percentile(ok, 99))} / ${round(Math.max(...ok))} ms |`)
+  console.log(
+    `| units of the 200s / recorded in Redis | ${units} / ${used} (lost ${Math.max(0, units - used)}, counted without a 200 ${Math.max(0, used - units)}) |`
+  )
+  console.log(
+    `| latency of 200s p50 / p99 / max | ${round(percentile(ok, 50))} / ${round(percentile(ok, 99))} / ${round(Math.max(...ok))} ms |`
+  )
   console.log(`| RSS instance 1 start → end | ${round(rssStart[0]!)} → ${round(rssEnd[0]!)} MiB |`)
   console.log(`| RSS instance 2 start → end | ${round(rssStart[1]!)} → ${round(rssEnd[1]!)} MiB |`)
 } finally {

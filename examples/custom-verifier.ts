@@ -10,7 +10,7 @@ const emailVerifier: EmailVerifier = {
     const result = await base.verify(address)
     return blocked.has(result.domain) ? { ...result, disposable: true, 'the service': true } : result
   },
-  close: () => base.close(),
+  close: () => base.close()
 }
 
 const app = express()

@@ -12,7 +12,7 @@ export const errorCodes = {
   WRN_UV_UNKNOWN_OPTION: 'An option key is not known; it is ignored (check its spelling).',
   WRN_UV_UNKNOWN_PLAN: 'A key names a plan that the plans option does not define; it is treated as a limit of 0.',
   WRN_UV_REDIS_NOT_DURABLE: 'The Redis server keeps no append-only file, so acknowledged usage can be lost if Redis itself restarts.',
-  WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.',
+  WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.'
 } as const
 
 /** Every error and warning code of the package. */
@@ -70,5 +70,5 @@ export const details = {
   tooLarge: 'Request body too large',
   badEncoding: 'Unsupported request body encoding',
   badBody: 'Invalid request body',
-  tooManyRequests: 'Too Many Requests',
+  tooManyRequests: 'Too Many Requests'
 } as const

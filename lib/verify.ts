@@ -55,7 +55,11 @@ export function createVerifier(options: VerifierOptions = {}): Verifier {
     try {
       names = loadNameModel()
     } catch (error) {
-      nameModelError = new UserVerificationError('ERR_UV_MODEL_LOAD', `the name model could not be loaded: ${toError(error).message.replace(/^user-verification: /, '')}`, { cause: error })
+      nameModelError = new UserVerificationError(
+        'ERR_UV_MODEL_LOAD',
+        `the name model could not be loaded: ${toError(error).message.replace(/^user-verification: /, '')}`,
+        { cause: error }
+      )
     }
   }
 
@@ -91,7 +95,7 @@ export function createVerifier(options: VerifierOptions = {}): Verifier {
     nameModelError,
     verifyFields,
     verify: (input) => verifyFields(presentFields(input)),
-    close: () => email.close?.(),
+    close: () => email.close?.()
   }
 }
 

@@ -9,7 +9,19 @@ import { renderMetrics } from './metrics.js'
 export const apiPath = '/api/v1'
 
 /** Paths logged as they are; any other path is logged as `(other)`, since a path can carry an email or a name. */
-const loggedPaths = new Set(['/', '/healthz', '/readyz', '/metrics', apiPath, apiPath + '/', '/dashboard', '/dashboard/', '/dashboard/api/usage', '/dashboard/dashboard.js', '/dashboard/dashboard.css'])
+const loggedPaths = new Set([
+  '/',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  apiPath,
+  apiPath + '/',
+  '/dashboard',
+  '/dashboard/',
+  '/dashboard/api/usage',
+  '/dashboard/dashboard.js',
+  '/dashboard/dashboard.css'
+])
 
 /** Builds the app around a ready middleware; `logger` gets one line per request, without PII. */
 export function createApp(middleware: UserVerificationMiddleware, logger: Required<Logger>): express.Express {
@@ -22,7 +34,12 @@ export function createApp(middleware: UserVerificationMiddleware, logger: Requir
     res.once('finish', () => {
       // Known paths only: a query string or an unknown path could carry personal data.
       const path = req.originalUrl.split('?')[0] ?? ''
-      logger.info('request', { method: req.method, path: loggedPaths.has(path) ? path : '(other)', status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 })
+      logger.info('request', {
+        method: req.method,
+        path: loggedPaths.has(path) ? path : '(other)',
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - start) / 1e6
+      })
     })
     next()
   })

@@ -62,8 +62,8 @@ async function main(argv: string[]): Promise<void> {
       plan: { type: 'string' },
       label: { type: 'string' },
       json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+      help: { type: 'boolean', short: 'h' }
+    }
   })
   if (values.help || command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(usage + '\n')
@@ -72,7 +72,10 @@ async function main(argv: string[]): Promise<void> {
   const store = values.store ?? process.env.UV_STORE ?? defaultStore
   switch (command) {
     case 'serve': {
-      const dnsServers = (values['dns-servers'] ?? process.env.UV_DNS_SERVERS)?.split(',').map((s) => s.trim()).filter(Boolean)
+      const dnsServers = (values['dns-servers'] ?? process.env.UV_DNS_SERVERS)
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
       const optional = (name: keyof typeof values, min: number) => {
         const text = values[name]
         return typeof text === 'string' ? integer(name, text, 0, min) : undefined
@@ -81,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
         max: optional('dns-cache-size', 1),
         positiveTtl: optional('dns-positive-ttl', 1),
         negativeTtl: optional('dns-negative-ttl', 1),
-        unknownTtl: optional('dns-unknown-ttl', 1),
+        unknownTtl: optional('dns-unknown-ttl', 1)
       }
       const dnsCacheGiven = Object.values(dnsCache).some((value) => value !== undefined)
       await serve({
@@ -100,7 +103,7 @@ async function main(argv: string[]): Promise<void> {
         maxEventLoopDelay: optional('max-event-loop-delay', 0),
         headersTimeout: optional('headers-timeout', 1) ?? 10_000,
         requestTimeout: optional('request-timeout', 1) ?? 30_000,
-        rateLimit: { perKey: optional('rate-limit-key', 0), perIp: optional('rate-limit-ip', 0) },
+        rateLimit: { perKey: optional('rate-limit-key', 0), perIp: optional('rate-limit-ip', 0) }
       })
       return
     }

@@ -30,13 +30,13 @@ const pagePolicy = [
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
-  "frame-ancestors 'none'",
+  "frame-ancestors 'none'"
 ].join('; ')
 
 const assets = {
   page: { file: 'dashboard.html', type: 'text/html; charset=utf-8' },
   script: { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
-  style: { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
+  style: { file: 'dashboard.css', type: 'text/css; charset=utf-8' }
 } as const
 
 /** Read once at construction: three small files, and a missing one fails at start-up, not per request. */

@@ -66,7 +66,11 @@ export async function runKeyCommand(positionals: string[], settings: CommandSett
         if (records.length === 0) return print('No keys yet: `user-verification keys create --plan free`.')
         print(['id'.padEnd(18), 'plan'.padEnd(6), 'status'.padEnd(8), 'created'.padEnd(25), 'label'].join(' '))
         for (const r of records) {
-          print([r.id.padEnd(18), r.plan.padEnd(6), (r.revokedAt ? 'revoked' : 'active').padEnd(8), r.createdAt.padEnd(25), r.label ?? ''].join(' '))
+          print(
+            [r.id.padEnd(18), r.plan.padEnd(6), (r.revokedAt ? 'revoked' : 'active').padEnd(8), r.createdAt.padEnd(25), r.label ?? ''].join(
+              ' '
+            )
+          )
         }
         return
       }
@@ -95,6 +99,8 @@ export async function runUsageCommand(positionals: string[], settings: CommandSe
     const period = periodOf(Date.now())
     const report = usageReport(record, period, await stores.quota.get(record.id, period.id), defaultPlans)
     if (settings.json) return print(JSON.stringify(report))
-    print(`${report.id} (${report.plan}): ${report.used} of ${report.limit} units used in ${report.period}; ${report.remaining} left; resets ${report.reset}.`)
+    print(
+      `${report.id} (${report.plan}): ${report.used} of ${report.limit} units used in ${report.period}; ${report.remaining} left; resets ${report.reset}.`
+    )
   })
 }

@@ -12,6 +12,6 @@ export function createJsonLogger(stream: NodeJS.WritableStream = process.stdout,
   return {
     info: (message, fields) => write('info', message, fields),
     warn: (message, fields) => write('warn', message, fields),
-    error: (message, fields) => write('error', message, fields),
+    error: (message, fields) => write('error', message, fields)
   }
 }

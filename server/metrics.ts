@@ -18,7 +18,7 @@ export function renderMetrics(metrics: MiddlewareMetrics): string {
     `uv_units_refunded_total ${metrics.unitsRefunded}`,
     '# HELP process_resident_memory_bytes Resident memory size in bytes.',
     '# TYPE process_resident_memory_bytes gauge',
-    `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
+    `process_resident_memory_bytes ${process.memoryUsage.rss()}`
   ]
   return lines.join('\n') + '\n'
 }

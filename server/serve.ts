@@ -56,7 +56,9 @@ async function ensureDemoKey(stores: Stores): Promise<IssuedKey | undefined> {
 function announce(url: string, demo: IssuedKey | undefined, suffix = ''): void {
   if (demo !== undefined) {
     say(`Demo key on the free plan (${demo.id}), shown only this once:\n\n  ${demo.key}\n`)
-    say(`Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -H 'X-API-Token: ${demo.key}' \\\n    -d '{"model":"user_verification","email":"jane.doe@gmail.com","firstname":"Jane","lastname":"Doe"}'\n`)
+    say(
+      `Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -H 'X-API-Token: ${demo.key}' \\\n    -d '{"model":"user_verification","email":"jane.doe@gmail.com","firstname":"Jane","lastname":"Doe"}'\n`
+    )
   }
   say(`user-verification listening on ${url}${suffix}`)
 }
@@ -68,23 +70,36 @@ export async function serve(settings: ServeSettings): Promise<void> {
 
   const stores = await openOrExit(settings.store, logger)
   const demo = settings.demoKey && cluster.isPrimary ? await ensureDemoKey(stores) : undefined
-  const { port, host, store: _store, demoKey: _demo, workers: _workers, quiet: _quiet, headersTimeout, requestTimeout, ...options } = settings
+  const {
+    port,
+    host,
+    store: _store,
+    demoKey: _demo,
+    workers: _workers,
+    quiet: _quiet,
+    headersTimeout,
+    requestTimeout,
+    ...options
+  } = settings
   const middleware = userVerification({ ...options, store: stores, logger })
   await middleware.ready
   const app = createApp(middleware, logger)
   let stopping = false
   // Slow clients must not hold sockets open: bounded header and whole-request times. Node enforces
   // both from a periodic sweep (every 30 s by default), so sweep often enough to cut on time.
-  const server: Server = createServer({
-    headersTimeout,
-    requestTimeout,
-    keepAliveTimeout: Math.min(5_000, headersTimeout),
-    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
-  }, (req, res) => {
-    // While stopping, keep-alive clients would keep the server busy forever: close after each answer.
-    if (stopping) res.setHeader('Connection', 'close')
-    app(req, res)
-  })
+  const server: Server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: Math.min(5_000, headersTimeout),
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout)
+    },
+    (req, res) => {
+      // While stopping, keep-alive clients would keep the server busy forever: close after each answer.
+      if (stopping) res.setHeader('Connection', 'close')
+      app(req, res)
+    }
+  )
   server.on('clientError', answerClientError)
   server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
@@ -124,7 +139,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || !socket.writable || ((socket as Partial<Socket>).bytesWritten ?? 0) > 0) return void socket.destroy()
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
   const body = JSON.stringify({ detail: STATUS_CODES[status] })
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
 }
 
 function formatHost(address: string): string {
@@ -135,7 +152,9 @@ function formatHost(address: string): string {
 async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof createJsonLogger>): Promise<void> {
   const stores = await openOrExit(settings.store, logger)
   if (stores.quota.localKeys || stores.keys.localKeys) {
-    say(`user-verification: --workers ${settings.workers} needs a store shared by all processes (sqlite://, redis:// or postgres://); ${redactUrl(settings.store)} keeps its data in one process. Use one worker or another store.`)
+    say(
+      `user-verification: --workers ${settings.workers} needs a store shared by all processes (sqlite://, redis:// or postgres://); ${redactUrl(settings.store)} keeps its data in one process. Use one worker or another store.`
+    )
     await stores.close()
     process.exit(2)
   }
@@ -149,7 +168,8 @@ async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof c
     worker.on('message', (message: { listening?: number }) => {
       if (message.listening === undefined) return
       port = message.listening
-      if (++listening === workers.length) announce(`http://${formatHost(settings.host)}:${port}${apiPath}`, demo, ` (${workers.length} workers)`)
+      if (++listening === workers.length)
+        announce(`http://${formatHost(settings.host)}:${port}${apiPath}`, demo, ` (${workers.length} workers)`)
     })
   }
   let stopping = false

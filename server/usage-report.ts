@@ -17,5 +17,13 @@ export interface UsageReport {
 /** The report for `key`, which has used `used` units of `period`; unknown plans have a limit of 0. */
 export function usageReport(key: KeyRecord, period: Period, used: number, plans: Readonly<Record<string, number>>): UsageReport {
   const limit = plans[key.plan] ?? 0
-  return { id: key.id, plan: key.plan, period: period.id, used, limit, remaining: Math.max(0, limit - used), reset: new Date(period.end).toISOString() }
+  return {
+    id: key.id,
+    plan: key.plan,
+    period: period.id,
+    used,
+    limit,
+    remaining: Math.max(0, limit - used),
+    reset: new Date(period.end).toISOString()
+  }
 }

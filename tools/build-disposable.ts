@@ -8,34 +8,66 @@ import { getPublicSuffix } from 'tldts'
 const require = createRequire(import.meta.url)
 const dataDir = new URL('../lib/data/', import.meta.url)
 
-interface Source { name: string, version: string, file: string, domains: string[] }
+interface Source {
+  name: string
+  version: string
+  file: string
+  domains: string[]
+}
 
-function version (pkg: string): string {
+function version(pkg: string): string {
   return (require(`${pkg}/package.json`) as { version: string }).version
 }
 
-function lines (text: string): string[] {
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))
+function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
 }
 
-function loadSources (): Source[] {
+function loadSources(): Source[] {
   const fakefilter = require('fakefilter/json/data.json') as { domains: Record<string, unknown> }
   const mailchecker = require('mailchecker/platform/node') as { blacklist(): Set<string> }
   return [
-    { name: 'disposable-email-domains', version: version('disposable-email-domains'), file: 'index.json', domains: require('disposable-email-domains/index.json') as string[] },
-    { name: 'disposable-email-domains', version: version('disposable-email-domains'), file: 'wildcard.json', domains: require('disposable-email-domains/wildcard.json') as string[] },
-    { name: 'disposable-email-domains-js', version: version('disposable-email-domains-js'), file: 'dist/dict/disposable_email_blocklist.json', domains: require('disposable-email-domains-js/dist/dict/disposable_email_blocklist.json') as string[] },
+    {
+      name: 'disposable-email-domains',
+      version: version('disposable-email-domains'),
+      file: 'index.json',
+      domains: require('disposable-email-domains/index.json') as string[]
+    },
+    {
+      name: 'disposable-email-domains',
+      version: version('disposable-email-domains'),
+      file: 'wildcard.json',
+      domains: require('disposable-email-domains/wildcard.json') as string[]
+    },
+    {
+      name: 'disposable-email-domains-js',
+      version: version('disposable-email-domains-js'),
+      file: 'dist/dict/disposable_email_blocklist.json',
+      domains: require('disposable-email-domains-js/dist/dict/disposable_email_blocklist.json') as string[]
+    },
     { name: 'mailchecker', version: version('mailchecker'), file: 'platform/node (blacklist())', domains: [...mailchecker.blacklist()] },
     { name: 'fakefilter', version: version('fakefilter'), file: 'json/data.json', domains: Object.keys(fakefilter.domains) },
-    { name: 'burner-email-providers', version: version('burner-email-providers'), file: 'emails.txt', domains: lines(readFileSync(require.resolve('burner-email-providers/emails.txt'), 'utf8')) }
+    {
+      name: 'burner-email-providers',
+      version: version('burner-email-providers'),
+      file: 'emails.txt',
+      domains: lines(readFileSync(require.resolve('burner-email-providers/emails.txt'), 'utf8'))
+    }
   ]
 }
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
 /** Lower-case ASCII (punycode) form of a list entry, or `null` when it is no usable domain. */
-function normalise (entry: string): string | null {
-  let d = entry.trim().toLowerCase().replace(/^\*\./, '').replace(/^\.+|\.+$/g, '')
+function normalise(entry: string): string | null {
+  let d = entry
+    .trim()
+    .toLowerCase()
+    .replace(/^\*\./, '')
+    .replace(/^\.+|\.+$/g, '')
   if (/[^\x00-\x7F]/.test(d)) d = domainToASCII(d)
   if (d === '' || d.length > 253) return null
   const labels = d.split('.')
@@ -43,7 +75,7 @@ function normalise (entry: string): string | null {
   return d
 }
 
-function parents (domain: string): string[] {
+function parents(domain: string): string[] {
   const out: string[] = []
   let d = domain
   for (;;) {
@@ -67,21 +99,40 @@ for (const source of sources) {
   const before = merged.size
   for (const entry of source.domains) {
     const d = normalise(entry)
-    if (d === null) { dropped.invalid++; continue }
+    if (d === null) {
+      dropped.invalid++
+      continue
+    }
     // An entry that is itself a public suffix (ICANN or private, e.g. a dynamic-DNS zone) would
     // flag every customer below it: drop it.
-    if (getPublicSuffix(d, { allowPrivateDomains: true }) === d) { dropped.publicSuffix++; droppedPublicSuffix.add(d); continue }
-    if (parents(d).some((p) => allow.has(p))) { dropped.allowListed++; droppedAllowListed.add(d); continue }
+    if (getPublicSuffix(d, { allowPrivateDomains: true }) === d) {
+      dropped.publicSuffix++
+      droppedPublicSuffix.add(d)
+      continue
+    }
+    if (parents(d).some((p) => allow.has(p))) {
+      dropped.allowListed++
+      droppedAllowListed.add(d)
+      continue
+    }
     kept++
     merged.add(d)
   }
-  perSource.push({ source: source.name, version: source.version, file: source.file, entries: source.domains.length, kept, newDistinct: merged.size - before })
+  perSource.push({
+    source: source.name,
+    version: source.version,
+    file: source.file,
+    entries: source.domains.length,
+    kept,
+    newDistinct: merged.size - before
+  })
 }
 
 const sorted = [...merged].sort()
 writeFileSync(new URL('disposable-domains.txt', dataDir), sorted.join('\n') + '\n')
 const provenance = {
-  description: 'Merged disposable email domains: lower-case ASCII (punycode), de-duplicated, public suffixes and allow-listed domains removed. Built by tools/build-disposable.ts.',
+  description:
+    'Merged disposable email domains: lower-case ASCII (punycode), de-duplicated, public suffixes and allow-listed domains removed. Built by tools/build-disposable.ts.',
   date: new Date().toISOString().slice(0, 10),
   total: sorted.length,
   sources: perSource,

@@ -7,7 +7,17 @@ import { nameVerifierFromModel } from '../lib/names/verifier.js'
 import { buildDataset, type Example } from './name-data/dataset.js'
 import { buildFeatureContext, exampleFeatures, featureStats } from './name-data/features.js'
 import { JUNK_CATEGORIES } from './name-data/junk.js'
-import { accuracy, equalPriorThreshold, fitPlatt, pct, perGroup, reliability, rocAuc, worstGroup, type Scored } from './name-data/evaluate.js'
+import {
+  accuracy,
+  equalPriorThreshold,
+  fitPlatt,
+  pct,
+  perGroup,
+  reliability,
+  rocAuc,
+  worstGroup,
+  type Scored
+} from './name-data/evaluate.js'
 import { mulberry32, shuffle } from './name-data/prng.js'
 import { trainMlp } from './name-data/net-train.js'
 import { SEED } from './name-data/seed.js'
@@ -30,21 +40,21 @@ const METRICS_URL = new URL(OUT === undefined ? './name-data/metrics.json' : 'me
 const HAND_URL = new URL('../test/fixtures/name-hand.json', import.meta.url)
 const quiet = process.argv.includes('--quiet')
 
-function log (m: string): void {
+function log(m: string): void {
   if (!quiet) process.stderr.write(m + '\n')
 }
 
-function bar (done: number, total: number, extra: string): void {
+function bar(done: number, total: number, extra: string): void {
   if (quiet) return
   const w = 30
-  const k = Math.round(w * done / total)
+  const k = Math.round((w * done) / total)
   process.stderr.write(`\r[${'#'.repeat(k)}${'.'.repeat(w - k)}] ${done}/${total} ${extra}   `)
   if (done === total) process.stderr.write('\n')
 }
 
 const round = (x: number, d = 6): number => Number(x.toPrecision(d))
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const t0 = Date.now()
   const ds = await buildDataset(SEED, { log, extraTrainJunk: { random_letters: EXTRA_RANDOM } })
   const train = ds.examples.filter((e) => e.split === 'train')
@@ -56,7 +66,11 @@ async function main (): Promise<void> {
   const trainNames = train.filter((e) => e.label === 1)
   const context = buildFeatureContext(trainNames, { placeholder: ds.placeholderKeys, profanity: ds.profanityKeys }, round)
   const { alphabetChars, counts } = context
-  const flat = (lo: number, hi: number): Array<[number, number]> => [...counts.entries()].filter((e) => e[0] >= lo && e[0] < hi).map((e): [number, number] => [e[0] - lo, e[1]]).sort((a, b) => a[0] - b[0])
+  const flat = (lo: number, hi: number): Array<[number, number]> =>
+    [...counts.entries()]
+      .filter((e) => e[0] >= lo && e[0] < hi)
+      .map((e): [number, number] => [e[0] - lo, e[1]])
+      .sort((a, b) => a[0] - b[0])
   const biSorted = flat(0, TRIGRAM_KEY_OFFSET)
   const triSorted = flat(TRIGRAM_KEY_OFFSET, 2 * TRIGRAM_KEY_OFFSET)
   const quadSorted = flat(QUADGRAM_KEY_OFFSET, 2 * QUADGRAM_KEY_OFFSET)
@@ -66,7 +80,10 @@ async function main (): Promise<void> {
 
   // Training sample: a share of the Latin names, every other name (oversampled per script), all junk.
   const rng = mulberry32(SEED)
-  const latin = shuffle(rng, trainNames.filter((e) => e.script === 'Latin')).slice(0, LATIN_TRAIN)
+  const latin = shuffle(
+    rng,
+    trainNames.filter((e) => e.script === 'Latin')
+  ).slice(0, LATIN_TRAIN)
   const byScript = new Map<string, Example[]>()
   for (const e of trainNames) if (e.script !== 'Latin') byScript.set(e.script, [...(byScript.get(e.script) ?? []), e])
   const sample: Example[] = [...latin]
@@ -91,7 +108,10 @@ async function main (): Promise<void> {
   const cache = new Map<Example, number[]>()
   const sampleX = sample.map((e) => {
     let x = cache.get(e)
-    if (x === undefined) { x = feat(e, true); cache.set(e, x) }
+    if (x === undefined) {
+      x = feat(e, true)
+      cache.set(e, x)
+    }
     return x
   })
   const { mean, std } = featureStats(sampleX, round)
@@ -105,24 +125,26 @@ async function main (): Promise<void> {
     epochs: EPOCHS,
     seed: SEED,
     validation: calibData,
-    onEpoch: (epoch, err, loss) => bar(epoch, EPOCHS, `train err ${err.toFixed(5)} calib loss ${loss.toFixed(5)}`),
+    onEpoch: (epoch, err, loss) => bar(epoch, EPOCHS, `train err ${err.toFixed(5)} calib loss ${loss.toFixed(5)}`)
   })
   const trainSeconds = (Date.now() - tTrain) / 1000
   log(`best epoch ${best.epoch} (calibration log loss ${best.loss.toFixed(5)}), ${trainSeconds.toFixed(1)} s`)
 
   // brain.js JSON → dense layers.
-  const json = best.json as unknown as { sizes: number[], layers: Array<Record<string, { bias: number, weights: Record<string, number> }>> }
+  const json = best.json as unknown as { sizes: number[]; layers: Array<Record<string, { bias: number; weights: Record<string, number> }>> }
   const layers = json.layers.slice(1).map((layer, li) => {
     const inputs = json.sizes[li] as number
     const nodes = Object.keys(layer).sort((a, b) => Number(a) - Number(b))
     return {
-      weights: nodes.map((n) => Array.from({ length: inputs }, (_, k) => round((layer[n] as { weights: Record<string, number> }).weights[String(k)] as number))),
-      biases: nodes.map((n) => round((layer[n] as { bias: number }).bias)),
+      weights: nodes.map((n) =>
+        Array.from({ length: inputs }, (_, k) => round((layer[n] as { weights: Record<string, number> }).weights[String(k)] as number))
+      ),
+      biases: nodes.map((n) => round((layer[n] as { bias: number }).bias))
     }
   })
 
   // Serialise the n-gram tables as sorted delta-coded keys.
-  const delta = (xs: number[]): number[] => xs.map((k, i) => i === 0 ? k : k - (xs[i - 1] as number))
+  const delta = (xs: number[]): number[] => xs.map((k, i) => (i === 0 ? k : k - (xs[i - 1] as number)))
   const payload: NameModelPayload = {
     format: NAME_MODEL_FORMAT,
     version: NAME_MODEL_VERSION,
@@ -138,13 +160,13 @@ async function main (): Promise<void> {
       triKeys: delta(triSorted.map((e) => e[0])),
       triCounts: triSorted.map((e) => e[1]),
       quadKeys: delta(quadSorted.map((e) => e[0])),
-      quadCounts: quadSorted.map((e) => e[1]),
+      quadCounts: quadSorted.map((e) => e[1])
     },
     lexicon: { placeholder: ds.placeholderKeys, profanity: ds.profanityKeys },
     scriptMean,
     net: { sizes: json.sizes, layers },
     calibration: { a: 1, b: 0 },
-    threshold: 0.5,
+    threshold: 0.5
   }
 
   // Platt scaling on the calibration split, with the rounded weights as shipped.
@@ -153,15 +175,22 @@ async function main (): Promise<void> {
     const r = Math.min(Math.max(p, 1e-12), 1 - 1e-12)
     return Math.log(r / (1 - r))
   }
-  const cal = fitPlatt(calib.map((e) => logit(raw.probability(e.value))), calib.map((e) => e.label))
+  const cal = fitPlatt(
+    calib.map((e) => logit(raw.probability(e.value))),
+    calib.map((e) => e.label)
+  )
   payload.calibration = { a: round(cal.a), b: round(cal.b) }
   // The operating point: equal priors of a name and junk (see equalPriorThreshold).
   payload.threshold = equalPriorThreshold(calib.map((e) => e.label))
   const calibrated = nameVerifierFromModel({ ...payload, checksum: payloadChecksum(payload) })
-  const op = worstGroup(calib.map((e) => ({ label: e.label, p: calibrated.probability(e.value), group: groupOf(e) })), payload.threshold, {
-    minN: MIN_GROUP,
-    skip: (g) => DIAGNOSTIC_GROUPS.has(g),
-  })
+  const op = worstGroup(
+    calib.map((e) => ({ label: e.label, p: calibrated.probability(e.value), group: groupOf(e) })),
+    payload.threshold,
+    {
+      minN: MIN_GROUP,
+      skip: (g) => DIAGNOSTIC_GROUPS.has(g)
+    }
+  )
   log(`threshold ${payload.threshold} (equal priors; calibration split's worst group there ${op.group} ${pct(op.rate)})`)
   const file = { ...payload, checksum: payloadChecksum(payload) }
   const text = JSON.stringify(file)
@@ -186,15 +215,24 @@ async function main (): Promise<void> {
     test: { n: scored.length, accuracy: accuracy(scored, th), auc: rocAuc(scored) },
     perGroup: perGroup(scored, th),
     reliability: reliability(scored, 10, th),
-    calibReliability: reliability(calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' })), 10, th),
-    hand: { n: handScored.length, accuracy: accuracy(handScored, th), perGroup: perGroup(handScored, th), misses: hand.filter(([, l], i) => ((handScored[i] as Scored).p >= th ? 1 : 0) !== l).map(([v]) => v) },
+    calibReliability: reliability(
+      calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' })),
+      10,
+      th
+    ),
+    hand: {
+      n: handScored.length,
+      accuracy: accuracy(handScored, th),
+      perGroup: perGroup(handScored, th),
+      misses: hand.filter(([, l], i) => ((handScored[i] as Scored).p >= th ? 1 : 0) !== l).map(([v]) => v)
+    },
     calibration: payload.calibration,
     threshold: { value: th, calibWorstGroup: op.group, calibWorstRate: op.rate },
     shortLatinTrain: short.length,
     modelBytes: text.length + 1,
     checksum: file.checksum,
     profanityAsNames: ds.profanityAsNames,
-    droppedCollisions: ds.droppedCollisions,
+    droppedCollisions: ds.droppedCollisions
   }
   writeFileSync(METRICS_URL, JSON.stringify(metrics, null, 2) + '\n')
   writeFileSync(CARD_URL, card(metrics, ds.placeholderKeys.length, ds.profanityKeys.length))
@@ -202,30 +240,43 @@ async function main (): Promise<void> {
     `held-out test: n=${scored.length} accuracy ${pct(metrics.test.accuracy)} ROC AUC ${metrics.test.auc.toFixed(5)}`,
     ...metrics.perGroup.map((g) => `  ${g.group.padEnd(24)} n=${String(g.n).padStart(6)} ${pct(g.rate)}`),
     `hand set: n=${handScored.length} accuracy ${pct(metrics.hand.accuracy)} misses: ${metrics.hand.misses.length}`,
-    'reliability (test, confidence deciles): ' + metrics.reliability.map((r) => `${r.meanConfidence.toFixed(3)}/${r.accuracy.toFixed(3)}`).join(' '),
-    `total ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    'reliability (test, confidence deciles): ' +
+      metrics.reliability.map((r) => `${r.meanConfidence.toFixed(3)}/${r.accuracy.toFixed(3)}`).join(' '),
+    `total ${((Date.now() - t0) / 1000).toFixed(1)} s`
   ]
   process.stdout.write(out.join('\n') + '\n')
 }
 
 type Metrics = {
-  seed: number, hidden: number[], epochs: number, bestEpoch: number, trainSeconds: number, trainingSample: number,
-  counts: Record<string, Record<string, number>>, test: { n: number, accuracy: number, auc: number },
-  perGroup: Array<{ group: string, n: number, rate: number }>, reliability: ReturnType<typeof reliability>,
-  calibReliability: ReturnType<typeof reliability>,
-  hand: { n: number, accuracy: number, perGroup: Array<{ group: string, n: number, rate: number }>, misses: string[] },
-  calibration: { a: number, b: number }, threshold: { value: number, calibWorstGroup: string, calibWorstRate: number },
-  shortLatinTrain: number, modelBytes: number, checksum: string, profanityAsNames: string[], droppedCollisions: number,
+  seed: number
+  hidden: number[]
+  epochs: number
+  bestEpoch: number
+  trainSeconds: number
+  trainingSample: number
+  counts: Record<string, Record<string, number>>
+  test: { n: number; accuracy: number; auc: number }
+  perGroup: Array<{ group: string; n: number; rate: number }>
+  reliability: ReturnType<typeof reliability>
+  calibReliability: ReturnType<typeof reliability>
+  hand: { n: number; accuracy: number; perGroup: Array<{ group: string; n: number; rate: number }>; misses: string[] }
+  calibration: { a: number; b: number }
+  threshold: { value: number; calibWorstGroup: string; calibWorstRate: number }
+  shortLatinTrain: number
+  modelBytes: number
+  checksum: string
+  profanityAsNames: string[]
+  droppedCollisions: number
 }
 
 /** A repeat of a name as people also type it: lower case (25%), ALL CAPS (15%) or as it was. */
-function retype (rng: () => number, v: string): string {
+function retype(rng: () => number, v: string): string {
   const r = rng()
   return r < 0.25 ? v.toLowerCase() : r < 0.4 ? v.toUpperCase() : v
 }
 
 /** Report group of an example: `name:<script>` or `junk:<category>`. */
-function groupOf (e: Example): string {
+function groupOf(e: Example): string {
   return e.label === 1 ? `name:${e.script}` : `junk:${e.category}`
 }
 
@@ -234,7 +285,7 @@ const MIN_GROUP = 50
 /** Junk categories measured but held to no target: random 3-4 letter strings are often attested names. */
 const DIAGNOSTIC_GROUPS = new Set(['junk:random_short'])
 
-function countTable (xs: Example[]): Record<string, Record<string, number>> {
+function countTable(xs: Example[]): Record<string, Record<string, number>> {
   const t: Record<string, Record<string, number>> = {}
   for (const e of xs) {
     const row = groupOf(e)
@@ -244,10 +295,14 @@ function countTable (xs: Example[]): Record<string, Record<string, number>> {
   return Object.fromEntries(Object.entries(t).sort((a, b) => a[0].localeCompare(b[0])))
 }
 
-function card (m: Metrics, placeholders: number, profanity: number): string {
-  const rows = Object.entries(m.counts).map(([k, v]) => `| ${k} | ${v.train} | ${v.calib} | ${v.test} |`).join('\n')
+function card(m: Metrics, placeholders: number, profanity: number): string {
+  const rows = Object.entries(m.counts)
+    .map(([k, v]) => `| ${k} | ${v.train} | ${v.calib} | ${v.test} |`)
+    .join('\n')
   const groups = m.perGroup.map((g) => `| ${g.group} | ${g.n} | ${pct(g.rate)} |`).join('\n')
-  const rel = m.reliability.map((r) => `| ${r.bin} | ${r.n} | ${r.meanConfidence.toFixed(4)} | ${r.accuracy.toFixed(4)} | ${r.gap.toFixed(4)} |`).join('\n')
+  const rel = m.reliability
+    .map((r) => `| ${r.bin} | ${r.n} | ${r.meanConfidence.toFixed(4)} | ${r.accuracy.toFixed(4)} | ${r.gap.toFixed(4)} |`)
+    .join('\n')
   return `# Name model data card
 
 Generated by \`npm run train\` (tools/train-names.ts); do not edit by hand. Model: \`lib/data/name-model.json\`

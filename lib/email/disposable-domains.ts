@@ -11,7 +11,7 @@ export interface DisposableDomainsOptions {
   block?: string[]
 }
 
-function toAscii (domain: string): string {
+function toAscii(domain: string): string {
   const d = domain.trim().toLowerCase().replace(/\.$/, '')
   return /^[\x00-\x7F]*$/.test(d) ? d : domainToASCII(d)
 }
@@ -27,22 +27,23 @@ export class DisposableDomains {
   readonly #allow: ReadonlySet<string>
   readonly #extraAllow: ReadonlySet<string>
 
-  constructor (options: DisposableDomainsOptions = {}) {
+  constructor(options: DisposableDomainsOptions = {}) {
     this.#listed = disposableList()
     this.#allow = allowList()
     this.#extraAllow = new Set((options.allow ?? []).map(toAscii).filter((d) => d !== ''))
     // A public suffix (`com`, `co.uk`, `github.io`) would flag everyone under it: never block one.
-    this.#block = new Set((options.block ?? []).map(toAscii)
-      .filter((d) => d !== '' && getPublicSuffix(d, { allowPrivateDomains: true }) !== d))
+    this.#block = new Set(
+      (options.block ?? []).map(toAscii).filter((d) => d !== '' && getPublicSuffix(d, { allowPrivateDomains: true }) !== d)
+    )
   }
 
   /** Number of domains on the shipped list. */
-  get size (): number {
+  get size(): number {
     return this.#listed.size
   }
 
   /** `true` when `domain` or a parent is on the allow-list (shipped or extra). */
-  isAllowed (domain: string): boolean {
+  isAllowed(domain: string): boolean {
     for (const d of domainAndParents(toAscii(domain))) {
       if (this.#allow.has(d) || this.#extraAllow.has(d)) return true
     }
@@ -53,7 +54,7 @@ export class DisposableDomains {
    * The listed entry that makes `domain` disposable (the domain itself or a parent), or `null`.
    * `domain` may be Unicode or punycode, any case.
    */
-  match (domain: string): string | null {
+  match(domain: string): string | null {
     const parents = domainAndParents(toAscii(domain))
     let hit: string | null = null
     for (const d of parents) {
@@ -64,7 +65,7 @@ export class DisposableDomains {
   }
 
   /** `true` when {@link match} finds an entry. */
-  isDisposable (domain: string): boolean {
+  isDisposable(domain: string): boolean {
     return this.match(domain) !== null
   }
 }
@@ -72,7 +73,7 @@ export class DisposableDomains {
 let shared: DisposableDomains | undefined
 
 /** `true` when `domain` is disposable by the shipped list and allow-list (no extra entries). */
-export function isDisposableDomain (domain: string): boolean {
+export function isDisposableDomain(domain: string): boolean {
   shared ??= new DisposableDomains()
   return shared.isDisposable(domain)
 }

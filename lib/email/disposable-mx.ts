@@ -5,16 +5,77 @@ import { domainAndParents } from './domain-lists.js'
 
 // Shared mail platforms that host real and throwaway domains alike: never evidence of anything.
 const SHARED_PLATFORMS = [
-  'google.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'microsoft.com', 'office365.com', 'cloudflare.net',
-  'zoho.com', 'zoho.eu', 'zoho.in', 'zohomail.com', 'yahoodns.net', 'yahoo.com', 'icloud.com', 'me.com', 'apple.com',
-  'messagingengine.com', 'fastmail.com', 'protonmail.ch', 'proton.me', 'amazonaws.com', 'amazonses.com', 'mailgun.org',
-  'sendgrid.net', 'secureserver.net', 'emailsrvr.com', 'mimecast.com', 'pphosted.com', 'ppe-hosted.com',
-  'barracudanetworks.com', 'messagelabs.com', 'mailcontrol.com', 'yandex.net', 'yandex.ru', 'mail.ru', 'qq.com',
-  'netease.com', '163.com', 'aliyun.com', 'gmx.net', 'web.de', 'ionos.com', 'kundenserver.de', 'ovh.net', 'gandi.net',
-  'privateemail.com', 'registrar-servers.com', 'hostinger.com', 'titan.email', 'improvmx.com', 'forwardemail.net',
-  'migadu.com', 'mailbox.org', 'mxroute.com', 'dreamhost.com', 'websitewelcome.com', 'hostgator.com', 'bluehost.com',
-  'one.com', 'namecheaphosting.com', 'mailchannels.net', 'sparkpostmail.com', 'postmarkapp.com', 'mailjet.com',
-  'icloud.com.cn', 'larksuite.com', 'feishu.cn', 'hey.com', 'tutanota.de', 'runbox.com', 'posteo.de'
+  'google.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'microsoft.com',
+  'office365.com',
+  'cloudflare.net',
+  'zoho.com',
+  'zoho.eu',
+  'zoho.in',
+  'zohomail.com',
+  'yahoodns.net',
+  'yahoo.com',
+  'icloud.com',
+  'me.com',
+  'apple.com',
+  'messagingengine.com',
+  'fastmail.com',
+  'protonmail.ch',
+  'proton.me',
+  'amazonaws.com',
+  'amazonses.com',
+  'mailgun.org',
+  'sendgrid.net',
+  'secureserver.net',
+  'emailsrvr.com',
+  'mimecast.com',
+  'pphosted.com',
+  'ppe-hosted.com',
+  'barracudanetworks.com',
+  'messagelabs.com',
+  'mailcontrol.com',
+  'yandex.net',
+  'yandex.ru',
+  'mail.ru',
+  'qq.com',
+  'netease.com',
+  '163.com',
+  'aliyun.com',
+  'gmx.net',
+  'web.de',
+  'ionos.com',
+  'kundenserver.de',
+  'ovh.net',
+  'gandi.net',
+  'privateemail.com',
+  'registrar-servers.com',
+  'hostinger.com',
+  'titan.email',
+  'improvmx.com',
+  'forwardemail.net',
+  'migadu.com',
+  'mailbox.org',
+  'mxroute.com',
+  'dreamhost.com',
+  'websitewelcome.com',
+  'hostgator.com',
+  'bluehost.com',
+  'one.com',
+  'namecheaphosting.com',
+  'mailchannels.net',
+  'sparkpostmail.com',
+  'postmarkapp.com',
+  'mailjet.com',
+  'icloud.com.cn',
+  'larksuite.com',
+  'feishu.cn',
+  'hey.com',
+  'tutanota.de',
+  'runbox.com',
+  'posteo.de'
 ]
 const SHARED = new Set(SHARED_PLATFORMS)
 
@@ -32,7 +93,7 @@ export interface DisposableMxOptions {
   isAllowed?: (domain: string) => boolean
 }
 
-function normaliseHost (host: string): string {
+function normaliseHost(host: string): string {
   return host.toLowerCase().replace(/\.$/, '')
 }
 
@@ -49,7 +110,7 @@ export class DisposableMx {
   readonly #isListed: (domain: string) => boolean
   readonly #isAllowed: (domain: string) => boolean
 
-  constructor (options: DisposableMxOptions = {}) {
+  constructor(options: DisposableMxOptions = {}) {
     this.#minEvidence = Math.max(2, options.minEvidence ?? 2)
     this.#evidence = new LRUCache({ max: options.maxCandidates ?? 5000 })
     this.#isListed = options.isListed ?? (() => false)
@@ -58,13 +119,13 @@ export class DisposableMx {
   }
 
   /** `true` when `host` belongs to a shared mail platform or an allow-listed domain. */
-  isShared (host: string): boolean {
+  isShared(host: string): boolean {
     const h = normaliseHost(host)
     return domainAndParents(h).some((d) => SHARED.has(d) || this.#isAllowed(d))
   }
 
   /** Hosts learned or seeded so far. */
-  get known (): string[] {
+  get known(): string[] {
     return [...this.#known]
   }
 
@@ -72,7 +133,7 @@ export class DisposableMx {
    * Records the MX hosts of a domain that is on the disposable list. A host is learned once
    * listed domains from `minEvidence` distinct registrable domains point at it.
    */
-  observe (listedDomain: string, mxHosts: string[]): void {
+  observe(listedDomain: string, mxHosts: string[]): void {
     const registrable = getDomain(listedDomain, { allowPrivateDomains: true }) ?? listedDomain
     for (const raw of mxHosts) {
       const host = normaliseHost(raw)
@@ -91,7 +152,7 @@ export class DisposableMx {
   }
 
   /** `true` when `host` is a known disposable mail host (see the class description). */
-  isDisposableHost (host: string): boolean {
+  isDisposableHost(host: string): boolean {
     const h = normaliseHost(host)
     if (this.isShared(h)) return false
     if (this.#known.has(h)) return true
@@ -103,7 +164,7 @@ export class DisposableMx {
    * `true` when the MX set of an unlisted domain marks it disposable: at least one host is a
    * known disposable host and none belongs to a shared platform.
    */
-  isDisposableMxSet (mxHosts: string[]): boolean {
+  isDisposableMxSet(mxHosts: string[]): boolean {
     if (mxHosts.length === 0) return false
     if (mxHosts.some((h) => this.isShared(h))) return false
     return mxHosts.some((h) => this.isDisposableHost(h))

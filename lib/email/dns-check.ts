@@ -8,9 +8,18 @@ import { dnsServersOption, functionOption, numberOption, objectOption, resolverO
 
 /** Why a DNS check answered as it did (kept in the library result, not in the HTTP body). */
 export type DnsReason =
-  | 'mx' | 'implicit-mx'
-  | 'null-mx' | 'nxdomain' | 'no-records' | 'no-routable-address' | 'invalid-domain' | 'special-use'
-  | 'timeout' | 'servfail' | 'refused' | 'error'
+  | 'mx'
+  | 'implicit-mx'
+  | 'null-mx'
+  | 'nxdomain'
+  | 'no-records'
+  | 'no-routable-address'
+  | 'invalid-domain'
+  | 'special-use'
+  | 'timeout'
+  | 'servfail'
+  | 'refused'
+  | 'error'
 
 /** Outcome of one DNS check. */
 export interface DnsOutcome {
@@ -55,39 +64,70 @@ export interface DnsChecker {
   close(): void
 }
 
-type Attempt<T> = { kind: 'ok', value: T } | { kind: 'nodata' } | { kind: 'nxdomain' } | { kind: 'error', reason: DnsReason }
+type Attempt<T> = { kind: 'ok'; value: T } | { kind: 'nodata' } | { kind: 'nxdomain' } | { kind: 'error'; reason: DnsReason }
 
 // IPv4-mapped IPv6 (::ffff:0:0/96) is unwrapped in isGlobalAddress: BlockList would match it against every IPv4 address.
 const NON_GLOBAL = new BlockList()
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) NON_GLOBAL.addSubnet(net, prefix, 'ipv4')
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
-  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) NON_GLOBAL.addSubnet(net, prefix, 'ipv6')
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4]
+] as const)
+  NON_GLOBAL.addSubnet(net, prefix, 'ipv4')
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8]
+] as const)
+  NON_GLOBAL.addSubnet(net, prefix, 'ipv6')
 
 /** `true` for a globally routable unicast address (RFC 6890 special-purpose ranges excluded). */
-export function isGlobalAddress (ip: string): boolean {
+export function isGlobalAddress(ip: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)
   if (mapped !== null) return !NON_GLOBAL.check(mapped[1]!, 'ipv4')
   return !NON_GLOBAL.check(ip, isIPv4(ip) ? 'ipv4' : 'ipv6')
 }
 
-function classify (err: unknown): Attempt<never> {
+function classify(err: unknown): Attempt<never> {
   const code = (err as { code?: unknown } | null)?.code
   switch (code) {
-    case 'ENODATA': return { kind: 'nodata' }
-    case 'ENOTFOUND': return { kind: 'nxdomain' }
-    case 'ESERVFAIL': return { kind: 'error', reason: 'servfail' }
-    case 'EREFUSED': case 'ECONNREFUSED': return { kind: 'error', reason: 'refused' }
-    case 'ETIMEOUT': case 'ETIMEDOUT': return { kind: 'error', reason: 'timeout' }
-    default: return { kind: 'error', reason: 'error' }
+    case 'ENODATA':
+      return { kind: 'nodata' }
+    case 'ENOTFOUND':
+      return { kind: 'nxdomain' }
+    case 'ESERVFAIL':
+      return { kind: 'error', reason: 'servfail' }
+    case 'EREFUSED':
+    case 'ECONNREFUSED':
+      return { kind: 'error', reason: 'refused' }
+    case 'ETIMEOUT':
+    case 'ETIMEDOUT':
+      return { kind: 'error', reason: 'timeout' }
+    default:
+      return { kind: 'error', reason: 'error' }
   }
 }
 
 const TIMED_OUT = Symbol('timeout')
 
 /** Resolves to `TIMED_OUT` after `ms` unless `promise` settles first; the timer never holds the process. */
-function race<T> (promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+function race<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(resolve, ms, TIMED_OUT)
@@ -104,9 +144,17 @@ function race<T> (promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT
  * attempts) → `Unknown`. The whole check ends within `timeout` ms. Results are cached per
  * domain with TTLs by outcome, and concurrent checks of one domain share one lookup.
  */
-export function createDnsCheck (options: DnsCheckOptions = {}): DnsChecker {
+export function createDnsCheck(options: DnsCheckOptions = {}): DnsChecker {
   const opts = objectOption('dnsCheck options', options) as DnsCheckOptions
-  const timeout = numberOption('dnsTimeout', opts.timeout, 3000, 1, 60000, false, 'Give the deadline of one DNS check in milliseconds, e.g. 3000.')
+  const timeout = numberOption(
+    'dnsTimeout',
+    opts.timeout,
+    3000,
+    1,
+    60000,
+    false,
+    'Give the deadline of one DNS check in milliseconds, e.g. 3000.'
+  )
   const tries = numberOption('dnsTries', opts.tries, 2, 1, 10, true, 'Give the number of attempts per query, e.g. 2 (one retry).')
   const cacheOpts = objectOption('dnsCache', opts.cache)
   const max = numberOption('dnsCache.max', cacheOpts.max, 10000, 1, 10_000_000, true, 'Give the number of cached domains, e.g. 10000.')
@@ -130,17 +178,20 @@ export function createDnsCheck (options: DnsCheckOptions = {}): DnsChecker {
     resolver = built
   }
 
-  const cache = new LRUCache<string, { outcome: DnsOutcome, expires: number }>({ max })
+  const cache = new LRUCache<string, { outcome: DnsOutcome; expires: number }>({ max })
   const inflight = new Map<string, Promise<DnsOutcome>>()
 
-  async function attempt<T> (query: (name: string) => Promise<T>, name: string, deadline: number): Promise<Attempt<T>> {
+  async function attempt<T>(query: (name: string) => Promise<T>, name: string, deadline: number): Promise<Attempt<T>> {
     let last: Attempt<T> = { kind: 'error', reason: 'timeout' }
     for (let i = 0; i < tries; i++) {
       const remaining = deadline - Date.now()
       if (remaining <= 0) return { kind: 'error', reason: 'timeout' }
       try {
         const value = await race(query(name), Math.min(remaining, attemptMs))
-        if (value === TIMED_OUT) { last = { kind: 'error', reason: 'timeout' }; continue }
+        if (value === TIMED_OUT) {
+          last = { kind: 'error', reason: 'timeout' }
+          continue
+        }
         return { kind: 'ok', value }
       } catch (err) {
         last = classify(err)
@@ -150,14 +201,16 @@ export function createDnsCheck (options: DnsCheckOptions = {}): DnsChecker {
     return last
   }
 
-  async function lookup (domain: string): Promise<DnsOutcome> {
+  async function lookup(domain: string): Promise<DnsOutcome> {
     const deadline = Date.now() + timeout
     const mx = await attempt((n) => resolver.resolveMx(n), domain, deadline)
     if (mx.kind === 'error') return { result: 'Unknown', reason: mx.reason, mx: [] }
     if (mx.kind === 'nxdomain') return { result: 'Fail', reason: 'nxdomain', mx: [] }
     if (mx.kind === 'ok' && mx.value.length > 0) {
-      const hosts = [...mx.value].sort((x, y) => x.priority - y.priority)
-        .map((r) => r.exchange.toLowerCase().replace(/\.$/, '')).filter((h) => h !== '')
+      const hosts = [...mx.value]
+        .sort((x, y) => x.priority - y.priority)
+        .map((r) => r.exchange.toLowerCase().replace(/\.$/, ''))
+        .filter((h) => h !== '')
       if (hosts.length === 0) return { result: 'Fail', reason: 'null-mx', mx: [] }
       return { result: 'Pass', reason: 'mx', mx: [...new Set(hosts)] }
     }
@@ -165,14 +218,14 @@ export function createDnsCheck (options: DnsCheckOptions = {}): DnsChecker {
       attempt((n) => resolver.resolve4(n), domain, deadline),
       attempt((n) => resolver.resolve6(n), domain, deadline)
     ])
-    const addresses = [a, aaaa].flatMap((r) => r.kind === 'ok' ? r.value : [])
+    const addresses = [a, aaaa].flatMap((r) => (r.kind === 'ok' ? r.value : []))
     if (addresses.some(isGlobalAddress)) return { result: 'Pass', reason: 'implicit-mx', mx: [] }
-    const error = [a, aaaa].find((r): r is { kind: 'error', reason: DnsReason } => r.kind === 'error')
+    const error = [a, aaaa].find((r): r is { kind: 'error'; reason: DnsReason } => r.kind === 'error')
     if (error !== undefined) return { result: 'Unknown', reason: error.reason, mx: [] }
     return { result: 'Fail', reason: addresses.length > 0 ? 'no-routable-address' : 'no-records', mx: [] }
   }
 
-  function check (domain: string): Promise<DnsOutcome> {
+  function check(domain: string): Promise<DnsOutcome> {
     if (isSpecialUseDomain(domain)) return Promise.resolve({ result: 'Fail', reason: 'special-use', mx: [] })
     const hit = cache.get(domain)
     if (hit !== undefined) {
@@ -181,7 +234,10 @@ export function createDnsCheck (options: DnsCheckOptions = {}): DnsChecker {
     }
     const pending = inflight.get(domain)
     if (pending !== undefined) return pending
-    const run = race(lookup(domain).catch((): DnsOutcome => ({ result: 'Unknown', reason: 'error', mx: [] })), timeout)
+    const run = race(
+      lookup(domain).catch((): DnsOutcome => ({ result: 'Unknown', reason: 'error', mx: [] })),
+      timeout
+    )
       .then((outcome): DnsOutcome => {
         const final: DnsOutcome = outcome === TIMED_OUT ? { result: 'Unknown', reason: 'timeout', mx: [] } : outcome
         const life = ttl[final.result]
@@ -195,8 +251,10 @@ export function createDnsCheck (options: DnsCheckOptions = {}): DnsChecker {
 
   return {
     check,
-    get cacheSize () { return cache.size },
-    close () {
+    get cacheSize() {
+      return cache.size
+    },
+    close() {
       if (injected === undefined) resolver.cancel?.()
       cache.clear()
     }

@@ -21,7 +21,7 @@ const IDNA2008_LABEL = /^[\p{L}\p{M}\p{N}-]+$/u
  * valid `xn--` A-label whose U-label holds only letters, marks and digits (IDNA2008), a TLD of letters (or an A-label) that is not numeric, <= 253 octets.
  * Domain literals (`[1.2.3.4]`), trailing dots and underscores are rejected.
  */
-export function toAsciiDomain (domain: string): string | null {
+export function toAsciiDomain(domain: string): string | null {
   if (domain.length === 0 || domain.length > 1024) return null
   if (UNSAFE.test(domain)) return null
   let ascii: string

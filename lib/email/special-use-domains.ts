@@ -13,7 +13,7 @@ const RESERVED_NAMES = new Set(['example.com', 'example.net', 'example.org'])
  * `.example`, `.invalid`, `.local`, `.onion`, `.alt`, `.internal`, `.arpa`, and
  * `example.com`/`.net`/`.org` with their subdomains.
  */
-export function isSpecialUseDomain (domain: string): boolean {
+export function isSpecialUseDomain(domain: string): boolean {
   const d = domain.endsWith('.') ? domain.slice(0, -1) : domain
   const tld = d.slice(d.lastIndexOf('.') + 1)
   if (RESERVED_TLDS.has(tld)) return true

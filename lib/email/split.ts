@@ -12,7 +12,7 @@ export interface EmailParts {
  * Splits `address` at its last `@`. The value is used as given (trim it first if needed);
  * the domain is lower-cased, the username is kept as typed.
  */
-export function splitEmail (address: string): EmailParts {
+export function splitEmail(address: string): EmailParts {
   const at = address.lastIndexOf('@')
   if (at === -1) return { username: address, domain: '' }
   return { username: address.slice(0, at), domain: address.slice(at + 1).toLowerCase() }

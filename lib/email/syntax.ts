@@ -16,15 +16,16 @@ const QUOTED = /^"(?:[\x20\x21\x23-\x5B\x5D-\x7E]|[^\x00-\x7F]|\\[\x20-\x7E])+"$
 // Unicode an address should not carry even where the RFCs allow it: controls, format characters
 // (bidi overrides, zero-width space; ZWNJ/ZWJ stay, scripts need them), surrogates, private use,
 // unassigned code points and every space but U+0020 (which is only legal inside quotes).
-const UNSAFE = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\u00A0\u1680\u2000-\u200B\u200E\u200F\u2028-\u202F\u205F-\u206F\u3000\uFEFF\u00AD\u061C\u180E\uFFF9-\uFFFB]|(?![\u200C\u200D])\p{Cf}/u
+const UNSAFE =
+  /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\u00A0\u1680\u2000-\u200B\u200E\u200F\u2028-\u202F\u205F-\u206F\u3000\uFEFF\u00AD\u061C\u180E\uFFF9-\uFFFB]|(?![\u200C\u200D])\p{Cf}/u
 const ENCODER = new TextEncoder()
 
-function octets (text: string): number {
+function octets(text: string): number {
   return ENCODER.encode(text).length
 }
 
 /** `true` when `local` is a valid dot-atom or quoted local part (RFC 5321/6531), length aside. */
-export function isValidLocalPart (local: string): boolean {
+export function isValidLocalPart(local: string): boolean {
   if (local.length === 0) return false
   if (local.charCodeAt(0) === 0x22) return QUOTED.test(local)
   if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) return false
@@ -46,7 +47,7 @@ export function isValidLocalPart (local: string): boolean {
  * folding white space, obsolete forms, domain literals or unsafe Unicode. Unicode is
  * compared in NFC, so both spellings of an accented letter give the same verdict.
  */
-export function checkEmailSyntax (address: string): SyntaxCheck {
+export function checkEmailSyntax(address: string): SyntaxCheck {
   if (typeof address !== 'string' || address.length === 0 || address.length > 1024) return 'Fail'
   const nfc = address.normalize('NFC')
   if (UNSAFE.test(nfc)) return 'Fail'

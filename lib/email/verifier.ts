@@ -9,7 +9,15 @@ import { DisposableMx } from './disposable-mx.js'
 import { suggestDomain } from './domain-suggestion.js'
 import { isRoleAccount } from './role-accounts.js'
 import { isFreeProvider } from './free-providers.js'
-import { booleanOption, dnsServersOption, functionOption, numberOption, objectOption, resolverOption, stringArrayOption } from './options.js'
+import {
+  booleanOption,
+  dnsServersOption,
+  functionOption,
+  numberOption,
+  objectOption,
+  resolverOption,
+  stringArrayOption
+} from './options.js'
 
 /** Options of {@link createEmailVerifier}; `undefined` always means "the default". */
 export interface EmailVerifierOptions {
@@ -22,9 +30,9 @@ export interface EmailVerifierOptions {
   /** Attempts per DNS query; 2 means one retry. Defaults to 2. */
   dnsTries?: number
   /** DNS result cache: `max` entries (defaults to 10000); TTLs in ms of `Pass` (`positiveTtl`, defaults to 3600000), `Fail` (`negativeTtl`, defaults to 300000) and `Unknown` (`unknownTtl`, defaults to 30000). */
-  dnsCache?: { max?: number, positiveTtl?: number, negativeTtl?: number, unknownTtl?: number }
+  dnsCache?: { max?: number; positiveTtl?: number; negativeTtl?: number; unknownTtl?: number }
   /** Extra domains: `allow` never flagged, `block` always flagged (subdomains included). Defaults to none. */
-  disposable?: { allow?: string[], block?: string[] }
+  disposable?: { allow?: string[]; block?: string[] }
   /** Learn mail hosts of disposable services from listed domains' MX answers and flag unlisted domains that use them. Defaults to true. */
   learnMx?: boolean
   /** Clock for cache TTLs, in ms since the epoch. Defaults to `Date.now`. */
@@ -41,14 +49,26 @@ const DEADLINE_SLACK_MS = 25
  * few ms whatever the resolver does. Options are checked here and throw `TypeError` or
  * `RangeError`. The shipped lists are loaded once, here.
  */
-export function createEmailVerifier (options: EmailVerifierOptions = {}): EmailVerifier & { close(): void } {
+export function createEmailVerifier(options: EmailVerifierOptions = {}): EmailVerifier & { close(): void } {
   const opts = objectOption('options', options) as EmailVerifierOptions
-  const dnsTimeout = numberOption('dnsTimeout', opts.dnsTimeout, 3000, 1, 60000, false, 'Give the deadline of one DNS check in milliseconds, e.g. 3000.')
+  const dnsTimeout = numberOption(
+    'dnsTimeout',
+    opts.dnsTimeout,
+    3000,
+    1,
+    60000,
+    false,
+    'Give the deadline of one DNS check in milliseconds, e.g. 3000.'
+  )
   const dnsTries = numberOption('dnsTries', opts.dnsTries, 2, 1, 10, true, 'Give the number of attempts per query, e.g. 2 (one retry).')
   const dnsServers = dnsServersOption('dnsServers', opts.dnsServers)
   const resolver = resolverOption<ResolverLike>('resolver', opts.resolver, ['resolveMx', 'resolve4', 'resolve6'])
   if (resolver !== undefined && dnsServers !== undefined) {
-    throw new TypeError('user-verification: `dnsServers` must be left out when `resolver` is given, got ' + JSON.stringify(dnsServers) + '. Either pass a resolver or DNS servers (but not both).')
+    throw new TypeError(
+      'user-verification: `dnsServers` must be left out when `resolver` is given, got ' +
+        JSON.stringify(dnsServers) +
+        '. Either pass a resolver or DNS servers (but not both).'
+    )
   }
   const disposableOpts = objectOption('disposable', opts.disposable)
   const listFix = 'Give domain names such as ["example-temp-mail.com"].'
@@ -58,14 +78,19 @@ export function createEmailVerifier (options: EmailVerifierOptions = {}): EmailV
   const now = functionOption<() => number>('now', opts.now, Date.now)
 
   const dns = createDnsCheck({
-    resolver, servers: dnsServers, timeout: dnsTimeout, tries: dnsTries, cache: objectOption('dnsCache', opts.dnsCache), now
+    resolver,
+    servers: dnsServers,
+    timeout: dnsTimeout,
+    tries: dnsTries,
+    cache: objectOption('dnsCache', opts.dnsCache),
+    now
   })
   const disposable = new DisposableDomains({ allow, block })
   const mx = new DisposableMx({ isListed: (d) => disposable.isDisposable(d), isAllowed: (d) => disposable.isAllowed(d) })
   // Pending deadlines, so that close() can answer them at once instead of leaving them hanging.
   const pending = new Set<(outcome: DnsOutcome) => void>()
 
-  function dnsWithDeadline (domain: string): Promise<DnsOutcome> {
+  function dnsWithDeadline(domain: string): Promise<DnsOutcome> {
     return new Promise((resolve) => {
       const done = (outcome: DnsOutcome): void => {
         if (!pending.delete(done)) return
@@ -79,7 +104,7 @@ export function createEmailVerifier (options: EmailVerifierOptions = {}): EmailV
     })
   }
 
-  async function verify (input: string): Promise<EmailVerification> {
+  async function verify(input: string): Promise<EmailVerification> {
     const emailAddress = String(input ?? '').trim()
     const { username, domain } = splitEmail(emailAddress)
     const syntexCheck = checkEmailSyntax(emailAddress)
@@ -113,7 +138,7 @@ export function createEmailVerifier (options: EmailVerifierOptions = {}): EmailV
 
   return {
     verify,
-    close () {
+    close() {
       for (const done of [...pending]) done({ result: 'Unknown', reason: 'timeout', mx: [] })
       dns.close()
     }

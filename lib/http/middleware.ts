@@ -106,7 +106,14 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
    * Steps 2-5 of the order of checks: the key (401), the model (400), the data (400) and the
    * quota (402). Answers the request itself when a check fails; otherwise the units are consumed.
    */
-  async function admit(res: Response, open: Stores, token: string, body: RequestBody, fields: PresentFields, period: Period): Promise<Admitted | undefined> {
+  async function admit(
+    res: Response,
+    open: Stores,
+    token: string,
+    body: RequestBody,
+    fields: PresentFields,
+    period: Period
+  ): Promise<Admitted | undefined> {
     const hash = hashKey(token)
     // A cached key record can turn out stale at the consume: undo it and go again with a fresh one.
     for (let attempt = 1; ; attempt++) {
@@ -123,7 +130,8 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       if (fields.count === 0) return void sendDetail(res, 400, details.noData)
 
       const limit = plans[key.plan]
-      if (limit === undefined) logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
+      if (limit === undefined)
+        logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
       // Named only where the store can undo a consume whose reply was lost.
       const operation = open.quota.cancel === undefined ? undefined : randomUUID()
       let consumed: ConsumeResult
@@ -185,12 +193,12 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     res.set({
       'X-Quota-Limit': String(limit),
       'X-Quota-Remaining': String(Math.max(0, limit - used)),
-      'X-Quota-Reset': new Date(period.end).toISOString(),
+      'X-Quota-Reset': new Date(period.end).toISOString()
     })
     res.status(200).json({
       status: 'success',
       received_data: { model: body.model, email: body.email ?? null, firstname: body.firstname ?? null, lastname: body.lastname ?? null },
-      ...result,
+      ...result
     })
   }
 
@@ -236,7 +244,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       await compensation.close()
       verifier.close()
       await stores.close()
-    },
+    }
   })
 }
 
@@ -265,7 +273,9 @@ function storeOpener(config: Configuration) {
     })()
     pending.catch((error: unknown) => {
       failedAt = Date.now()
-      config.logger.error(`user-verification: ERR_UV_STORE the store could not be opened: ${toError(error).message}`, { code: 'ERR_UV_STORE' })
+      config.logger.error(`user-verification: ERR_UV_STORE the store could not be opened: ${toError(error).message}`, {
+        code: 'ERR_UV_STORE'
+      })
     })
     return pending
   }
@@ -287,7 +297,7 @@ function storeOpener(config: Configuration) {
     },
     async close() {
       if (owned) await open?.close()
-    },
+    }
   }
 }
 
@@ -306,6 +316,6 @@ function eventLoopWatch() {
     stop() {
       clearInterval(timer)
       histogram.disable()
-    },
+    }
   }
 }

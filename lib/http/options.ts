@@ -52,19 +52,34 @@ const defaults = {
   logger: console,
   retryAfter: 5,
   maxInFlight: 1024,
-  maxEventLoopDelay: 0,
+  maxEventLoopDelay: 0
 } satisfies Partial<Options>
 
 // Typed over `keyof Options`, so the compiler keeps this list in step with the interface.
 const knownKeys: Record<keyof Options, true> = {
-  store: true, plans: true, bodyLimit: true, emailVerifier: true, nameVerifier: true, now: true, logger: true,
-  retryAfter: true, maxInFlight: true, maxEventLoopDelay: true, dnsServers: true, resolver: true, dnsTimeout: true,
-  dnsTries: true, dnsCache: true, disposable: true, learnMx: true, rateLimit: true,
+  store: true,
+  plans: true,
+  bodyLimit: true,
+  emailVerifier: true,
+  nameVerifier: true,
+  now: true,
+  logger: true,
+  retryAfter: true,
+  maxInFlight: true,
+  maxEventLoopDelay: true,
+  dnsServers: true,
+  resolver: true,
+  dnsTimeout: true,
+  dnsTries: true,
+  dnsCache: true,
+  disposable: true,
+  learnMx: true,
+  rateLimit: true
 }
 
 /** `"<option>" must be <expectation>, got <value>. <fix>` as a TypeError or RangeError. */
 export function optionError(kind: 'type' | 'range', option: string, expectation: string, got: unknown, fix = ''): Error {
-  const shown = typeof got === 'function' ? 'a function' : JSON.stringify(got) ?? String(got)
+  const shown = typeof got === 'function' ? 'a function' : (JSON.stringify(got) ?? String(got))
   const message = `user-verification: \`${option}\` must be ${expectation}, got ${shown}.${fix ? ' ' + fix : ''}`
   const error = kind === 'type' ? new TypeError(message) : new RangeError(message)
   return Object.assign(error, { code: 'ERR_UV_OPTIONS' as const })
@@ -80,14 +95,24 @@ function wholeNumber(option: string, value: unknown, min: number): number {
 export function resolveOptions(input: Readonly<Partial<Options>> | undefined): Configuration {
   if (input !== undefined && (typeof input !== 'object' || input === null)) throw optionError('type', 'options', 'an object', input)
   if (input && 'method' in input && 'headers' in input && 'url' in input) {
-    throw new TypeError('user-verification: the options look like a request. Call the factory: `app.use(\'/api/v1\', userVerification())`, not `app.use(userVerification)`.')
+    throw new TypeError(
+      "user-verification: the options look like a request. Call the factory: `app.use('/api/v1', userVerification())`, not `app.use(userVerification)`."
+    )
   }
   const given = Object.fromEntries(Object.entries(input ?? {}).filter(([, value]) => value !== undefined)) as Partial<Options>
   const logger = given.logger ?? defaults.logger
   for (const key of Object.keys(given)) {
-    if (!(key in knownKeys)) logger.warn(`user-verification: WRN_UV_UNKNOWN_OPTION unknown option \`${key}\` is ignored; check its spelling`)
+    if (!(key in knownKeys))
+      logger.warn(`user-verification: WRN_UV_UNKNOWN_OPTION unknown option \`${key}\` is ignored; check its spelling`)
   }
-  const config: Configuration = { ...defaults, ...given, emailVerifier: given.emailVerifier, nameVerifier: given.nameVerifier, rateLimit: given.rateLimit, logger }
+  const config: Configuration = {
+    ...defaults,
+    ...given,
+    emailVerifier: given.emailVerifier,
+    nameVerifier: given.nameVerifier,
+    rateLimit: given.rateLimit,
+    logger
+  }
 
   if (typeof config.store !== 'string' && (typeof config.store !== 'object' || config.store === null)) {
     throw optionError('type', 'store', 'a store URL or a { keys, quota, close } object', config.store)

@@ -67,7 +67,9 @@ export function resolveRateLimit(input: Readonly<Partial<RateLimitOptions>> | un
     const value = input?.[name]
     if (value === undefined) continue
     if (typeof value !== 'number' || !Number.isInteger(value)) {
-      throw new TypeError(`user-verification: \`rateLimit.${name}\` must be a whole number of requests per second, got ${JSON.stringify(value) ?? String(value)}. Use 0 to turn it off.`)
+      throw new TypeError(
+        `user-verification: \`rateLimit.${name}\` must be a whole number of requests per second, got ${JSON.stringify(value) ?? String(value)}. Use 0 to turn it off.`
+      )
     }
     if (value < 0) throw new RangeError(`user-verification: \`rateLimit.${name}\` must be >= 0, got ${value}. Use 0 to turn it off.`)
     resolved[name] = value
@@ -85,7 +87,9 @@ export function redisBackendOf(stores: Stores): RateLimitBackend | undefined {
 
 /** The digest the per-key limit counts on: the same SHA-256 the key store is looked up by. */
 function tokenDigest(req: Request): string {
-  return createHash('sha256').update(req.get('x-api-token') ?? '', 'utf8').digest('hex')
+  return createHash('sha256')
+    .update(req.get('x-api-token') ?? '', 'utf8')
+    .digest('hex')
 }
 
 /**
@@ -111,11 +115,13 @@ export function createRateLimiters(options: Readonly<Partial<RateLimitOptions>> 
       standardHeaders: false,
       requestPropertyName: `rateLimit_${name}`,
       logger: {
-        warn: (error, message) => logger.warn(`user-verification: rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' ')),
-        error: (error, message) => logger.error(`user-verification: rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' ')),
+        warn: (error, message) =>
+          logger.warn(`user-verification: rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' ')),
+        error: (error, message) =>
+          logger.error(`user-verification: rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' '))
       },
       handler: tooManyRequests,
-      ...extra,
+      ...extra
     })
     handlers.push(guard(counted, name))
   }
@@ -132,7 +138,9 @@ export function createRateLimiters(options: Readonly<Partial<RateLimitOptions>> 
     return function rateLimitGuard(req: Request, res: Response, next: NextFunction) {
       counted(req, res, (error?: unknown) => {
         if (error === undefined || error === 'route' || error === 'router') return next(error)
-        logger.error(`user-verification: ERR_UV_STORE rate limit (${name}) counter failed: ${toError(error).message}`, { code: 'ERR_UV_STORE' })
+        logger.error(`user-verification: ERR_UV_STORE rate limit (${name}) counter failed: ${toError(error).message}`, {
+          code: 'ERR_UV_STORE'
+        })
         if (res.headersSent) return next(error)
         res.set('Retry-After', String(retryAfter))
         res.status(503).json({ detail: details.unavailable })
@@ -147,7 +155,7 @@ export function createRateLimiters(options: Readonly<Partial<RateLimitOptions>> 
     handlers,
     async close() {
       await Promise.all(stores.map((store) => store.shutdown()))
-    },
+    }
   }
 }
 
@@ -217,7 +225,7 @@ class CounterStore implements Store {
         const send = backend.sendCommand
         this.#inner = new RedisStore({
           sendCommand: (...args: string[]) => send(args) as Promise<RedisReply>,
-          prefix: `${backend.prefix}-rl-${this.#name}:`,
+          prefix: `${backend.prefix}-rl-${this.#name}:`
         })
       }
     }

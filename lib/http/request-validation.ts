@@ -20,15 +20,13 @@ const optionalString = { type: ['string', 'null'] }
 const validateBody = ajv.compile<RequestBody>({
   type: 'object',
   required: ['model'],
-  properties: { model: { type: 'string' }, email: optionalString, firstname: optionalString, lastname: optionalString },
+  properties: { model: { type: 'string' }, email: optionalString, firstname: optionalString, lastname: optionalString }
 })
 
 const missingHeader: ValidationIssue = { type: 'missing', loc: ['header', 'X-API-Token'], msg: 'Field required', input: null }
 
 /** Outcome of {@link validateRequest}: either the 422 entries or the token and parsed body. */
-export type ValidationOutcome =
-  | { ok: false; issues: ValidationIssue[] }
-  | { ok: true; token: string; body: RequestBody }
+export type ValidationOutcome = { ok: false; issues: ValidationIssue[] } | { ok: true; token: string; body: RequestBody }
 
 /**
  * Validates the token header and the body. `body` is the raw text when we read the stream
@@ -51,7 +49,13 @@ function parseJson(text: string): { value: unknown } | { issue: ValidationIssue 
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     return {
-      issue: { type: 'json_invalid', loc: ['body', errorOffset(message, text)], msg: 'JSON decode error', input: {}, ctx: { error: describeJsonError(message) } },
+      issue: {
+        type: 'json_invalid',
+        loc: ['body', errorOffset(message, text)],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: describeJsonError(message) }
+      }
     }
   }
 }
@@ -74,7 +78,14 @@ function bodyIssues(body: unknown): ValidationIssue[] {
   // JSON `null` and no body at all are the same to FastAPI: the required body is missing.
   if (body === undefined || body === null) return [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]
   if (typeof body !== 'object' || Array.isArray(body)) {
-    return [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body }]
+    return [
+      {
+        type: 'model_attributes_type',
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: body
+      }
+    ]
   }
   if (validateBody(body)) return []
   const byField = new Map<Field, ValidationIssue>()

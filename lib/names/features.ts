@@ -5,8 +5,20 @@ export const MAX_CHARS = 64
 
 /** Writing-system groups the features and the per-script report use. */
 export const SCRIPTS = [
-  'Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Thaana', 'Indic', 'Thai',
-  'Georgian', 'Hangul', 'Kana', 'Han', 'OtherLetter',
+  'Latin',
+  'Greek',
+  'Cyrillic',
+  'Armenian',
+  'Hebrew',
+  'Arabic',
+  'Thaana',
+  'Indic',
+  'Thai',
+  'Georgian',
+  'Hangul',
+  'Kana',
+  'Han',
+  'OtherLetter'
 ] as const
 
 /** One of {@link SCRIPTS}. */
@@ -51,7 +63,7 @@ const SPACE_RE = /\s/u
 const EMOJI_RE = /\p{Extended_Pictographic}/u
 
 /** Script of a letter code point (by block), {@link S_OTHER} when none of ours. */
-function scriptOf (c: number): number {
+function scriptOf(c: number): number {
   if (c < 0x2b0) return S_LATIN
   if (c >= 0x2c60 && c < 0x2c80) return S_LATIN
   if (c >= 0xa720 && c < 0xa800) return S_LATIN
@@ -84,7 +96,7 @@ function scriptOf (c: number): number {
 }
 
 /** Kind and script of one code point, packed as `kind | script << 8` (no cache). */
-function classifySlow (c: number): number {
+function classifySlow(c: number): number {
   if (c < 0x80) {
     if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) return K_LETTER
     if (c >= 0x30 && c <= 0x39) return K_DIGIT
@@ -95,7 +107,8 @@ function classifySlow (c: number): number {
   }
   if (c >= 0xd800 && c < 0xe000) return K_CONTROL
   if (c < 0xa0) return K_CONTROL
-  if (c === 0x2019 || c === 0x2018 || c === 0x2bc || c === 0x2bb || c === 0x2010 || c === 0x2011 || c === 0xb7 || c === 0x30fb) return K_NAMEPUNCT
+  if (c === 0x2019 || c === 0x2018 || c === 0x2bc || c === 0x2bb || c === 0x2010 || c === 0x2011 || c === 0xb7 || c === 0x30fb)
+    return K_NAMEPUNCT
   if (c === 0x200c || c === 0x200d) return K_MARK | (S_OTHER << 8)
   const ch = String.fromCodePoint(c)
   if (LETTER_RE.test(ch)) return K_LETTER | (scriptOf(c) << 8)
@@ -107,10 +120,14 @@ function classifySlow (c: number): number {
   return K_SYMBOL
 }
 
-const VOWELS = new Set(Array.from(
-  'aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿāăąēĕėęěīĭįıōŏőœūŭůűųơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ' +
-  'аеёиоуыэюяіїєѐѝ' + 'αεηιουωάέήίόύώϊϋΐΰ' + 'աեէըիոօու',
-).map((ch) => ch.codePointAt(0) as number))
+const VOWELS = new Set(
+  Array.from(
+    'aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿāăąēĕėęěīĭįıōŏőœūŭůűųơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ' +
+      'аеёиоуыэюяіїєѐѝ' +
+      'αεηιουωάέήίόύώϊϋΐΰ' +
+      'աեէըիոօու'
+  ).map((ch) => ch.codePointAt(0) as number)
+)
 
 // Per-code-point facts, filled on first sight: BMP in typed arrays, the rest in maps.
 const INFO = new Int32Array(0x10000)
@@ -119,13 +136,13 @@ const astralInfo = new Map<number, number>()
 const astralLower = new Map<number, number>()
 
 /** Lower case of one code point as one code point (first of a multi-character lower case); final sigma folds to σ. */
-function lowerSlow (c: number): number {
+function lowerSlow(c: number): number {
   if (c === 0x3c2) return 0x3c3
   const l = String.fromCodePoint(c).toLowerCase().codePointAt(0) as number
   return l === 0x3c2 ? 0x3c3 : l
 }
 
-function infoSlow (c: number): number {
+function infoSlow(c: number): number {
   const ch = String.fromCodePoint(c)
   let info = classifySlow(c) | F_KNOWN
   const kind = info & 0xff
@@ -135,12 +152,22 @@ function infoSlow (c: number): number {
   if (VOWELS.has(lc)) info |= F_VOWEL
   // NFC leaves a string alone when every character is NFC on its own and none can join the one before
   // (combining marks, Hangul jamo); test/names/features.ts checks this rule over the whole BMP.
-  if (c < 0x300 || (c < 0x10000 && !(c >= 0xd800 && c < 0xe000) && ch.normalize('NFC') === ch && !MARK_RE.test(ch) &&
-      !(c >= 0x1100 && c < 0x1200) && !(c >= 0xd7b0 && c < 0xd800) && c !== 0x200c && c !== 0x200d)) info |= F_NFC_SAFE
+  if (
+    c < 0x300 ||
+    (c < 0x10000 &&
+      !(c >= 0xd800 && c < 0xe000) &&
+      ch.normalize('NFC') === ch &&
+      !MARK_RE.test(ch) &&
+      !(c >= 0x1100 && c < 0x1200) &&
+      !(c >= 0xd7b0 && c < 0xd800) &&
+      c !== 0x200c &&
+      c !== 0x200d)
+  )
+    info |= F_NFC_SAFE
   return info
 }
 
-function infoOf (c: number): number {
+function infoOf(c: number): number {
   if (c < 0x10000) {
     let i = INFO[c] as number
     if (i === 0) {
@@ -161,7 +188,7 @@ function infoOf (c: number): number {
   return i
 }
 
-function lowerOf (c: number): number {
+function lowerOf(c: number): number {
   if (c < 0x10000) {
     if (INFO[c] === 0) infoOf(c)
     return LOWER[c] as number
@@ -170,7 +197,7 @@ function lowerOf (c: number): number {
 }
 
 /** Lower case of one code point as the features see it (first code point of its lower case; ς → σ). */
-export function lowerCodePoint (c: number): number {
+export function lowerCodePoint(c: number): number {
   return lowerOf(c)
 }
 
@@ -178,12 +205,12 @@ export function lowerCodePoint (c: number): number {
  * Kind and script of one code point, packed as `kind | script << 8`.
  * Marks take the script of their block so that Indic, Thai and Arabic vowel signs count as letters.
  */
-export function classify (c: number): number {
+export function classify(c: number): number {
   return infoOf(c) & 0xfff
 }
 
 /** Whether NFC provably leaves a one-code-point string unchanged in any context (see infoSlow). */
-export function nfcSafe (c: number): boolean {
+export function nfcSafe(c: number): boolean {
   return (infoOf(c) & F_NFC_SAFE) !== 0
 }
 
@@ -196,7 +223,7 @@ const KEY_ROWS = [
   ['1234567890', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm'],
   ['1234567890', 'azertyuiop', 'qsdfghjklm', 'wxcvbn'],
   ['1234567890', 'qwertzuiopü', 'asdfghjklöä', 'yxcvbnm'],
-  ['1234567890', 'йцукенгшщзхъ', 'фывапролджэ', 'ячсмитьбю'],
+  ['1234567890', 'йцукенгшщзхъ', 'фывапролджэ', 'ячсмитьбю']
 ]
 const KEY_LIMIT = 0x500
 const KEY_INDEX = new Int16Array(KEY_LIMIT)
@@ -210,7 +237,7 @@ for (const layout of KEY_ROWS) {
   }
 }
 const KEY_ADJ = new Uint8Array((keyCount + 1) * (keyCount + 1))
-function keyPair (a: string, b: string): void {
+function keyPair(a: string, b: string): void {
   const i = KEY_INDEX[a.codePointAt(0) as number] as number
   const j = KEY_INDEX[b.codePointAt(0) as number] as number
   KEY_ADJ[i * (keyCount + 1) + j] = 1
@@ -248,7 +275,7 @@ export class NgramIndex {
   private readonly shift: number
   private free: number
 
-  constructor (entries: number, withCtx = true) {
+  constructor(entries: number, withCtx = true) {
     let cap = 16
     while (cap * 0.7 < entries) cap *= 2
     this.stride = withCtx ? 4 : 2
@@ -260,7 +287,7 @@ export class NgramIndex {
   }
 
   /** Slot of `key`, or -1. */
-  find (key: number): number {
+  find(key: number): number {
     const mask = this.mask
     const slots = this.slots
     const shift = this.shift
@@ -274,18 +301,19 @@ export class NgramIndex {
   }
 
   /** Count in a slot. */
-  count (slot: number): number {
+  count(slot: number): number {
     return this.slots[(slot << this.shift) + 1] as number
   }
 
   /** Context count in a slot (tables built with context counts only). */
-  ctx (slot: number): number {
+  ctx(slot: number): number {
     return this.slots[(slot << 2) + 2] as number
   }
 
   /** Adds to the count (and context count) of `key`, inserting it if new; returns its slot. */
-  add (key: number, count: number, ctx = 0): number {
-    if (key < 0 || key > 0x7fffffff || !Number.isInteger(count) || !Number.isInteger(ctx)) throw new Error(`name model: n-gram key ${key} or count ${count} out of range`)
+  add(key: number, count: number, ctx = 0): number {
+    if (key < 0 || key > 0x7fffffff || !Number.isInteger(count) || !Number.isInteger(ctx))
+      throw new Error(`name model: n-gram key ${key} or count ${count} out of range`)
     const mask = this.mask
     const slots = this.slots
     const shift = this.shift
@@ -347,7 +375,7 @@ const OFFSET3_CTX = 2 ** 41
 const OFFSET4 = 2 ** 50
 const OFFSET4_CTX = 2 ** 51
 
-function symbolOf (lc: number, kind: number, t: { alphabet: Map<number, number>, idOf?: Int32Array }): number {
+function symbolOf(lc: number, kind: number, t: { alphabet: Map<number, number>; idOf?: Int32Array }): number {
   if (kind === K_LETTER || kind === K_MARK || kind === K_NAMEPUNCT) {
     const id = lc < 0x10000 && t.idOf !== undefined ? (t.idOf[lc] as number) : (t.alphabet.get(lc) ?? 0)
     return id === 0 ? 1 : id
@@ -356,7 +384,7 @@ function symbolOf (lc: number, kind: number, t: { alphabet: Map<number, number>,
 }
 
 /** Symbol ids of one NFC string (lower-cased here, code point by code point): boundaries around each word, digits and symbols pooled. */
-export function symbolIds (text: string, alphabet: Map<number, number>): number[] {
+export function symbolIds(text: string, alphabet: Map<number, number>): number[] {
   const ids = [0]
   let prevBoundary = true
   const t = { alphabet }
@@ -376,7 +404,7 @@ export function symbolIds (text: string, alphabet: Map<number, number>): number[
 }
 
 /** Adds the n-grams of one id sequence to `counts` (keyed as described at OFFSET3), times `weight`. */
-export function countNgrams (ids: ArrayLike<number>, size: number, counts: Map<number, number>, weight = 1): void {
+export function countNgrams(ids: ArrayLike<number>, size: number, counts: Map<number, number>, weight = 1): void {
   if (size ** 4 >= 2 ** 50) throw new Error('name model: alphabet too large for 4-gram keys')
   for (let i = 0; i < ids.length; i++) {
     const c = ids[i] as number
@@ -396,7 +424,7 @@ export function countNgrams (ids: ArrayLike<number>, size: number, counts: Map<n
   }
 }
 
-function add (m: Map<number, number>, k: number, w: number): void {
+function add(m: Map<number, number>, k: number, w: number): void {
   m.set(k, (m.get(k) ?? 0) + w)
 }
 
@@ -426,7 +454,18 @@ const SLOT_BI = new Int32Array(SLOT_CAP)
 const SLOT_TRI = new Int32Array(SLOT_CAP)
 const SLOT_QUAD = new Int32Array(SLOT_CAP)
 
-function finishScores (n: number, sum3: number, min3: number, sum4: number, min4: number, uTri: number, uBi: number, uQuad: number, unknown: number, low: number): void {
+function finishScores(
+  n: number,
+  sum3: number,
+  min3: number,
+  sum4: number,
+  min4: number,
+  uTri: number,
+  uBi: number,
+  uQuad: number,
+  unknown: number,
+  low: number
+): void {
   if (n === 0) {
     NG.fill(0)
     return
@@ -445,7 +484,7 @@ function finishScores (n: number, sum3: number, min3: number, sum4: number, min4
 }
 
 /** Fast path: integer-keyed tables, no allocation. Fills {@link NG}. */
-function scoreFast (ids: Int32Array, len: number, t: NgramTables): void {
+function scoreFast(ids: Int32Array, len: number, t: NgramTables): void {
   const size = t.size
   const uni = t.uni
   const denom1 = t.uniTotal + PRIOR_UNI * size
@@ -532,7 +571,7 @@ function scoreFast (ids: Int32Array, len: number, t: NgramTables): void {
 }
 
 /** Leave-one-out path (training): flat count maps with the string's own counts subtracted. Fills {@link NG}. */
-function scoreExcluding (ids: ArrayLike<number>, len: number, t: NgramTables, exclude: Map<number, number>): void {
+function scoreExcluding(ids: ArrayLike<number>, len: number, t: NgramTables, exclude: Map<number, number>): void {
   const m = t.maps
   if (m === undefined) throw new Error('name model: leave-one-out scoring needs tables built by tablesFromCounts')
   const size = t.size
@@ -600,7 +639,7 @@ function scoreExcluding (ids: ArrayLike<number>, len: number, t: NgramTables, ex
  * 4-, tri-, bi- and unigram estimates. `exclude` (training only) holds the sequence's own counts
  * ({@link ownCounts}), which are subtracted so that training names are scored as if unseen (leave-one-out).
  */
-export function ngramScores (ids: ArrayLike<number>, t: NgramTables, exclude?: Map<number, number>): NgramScores {
+export function ngramScores(ids: ArrayLike<number>, t: NgramTables, exclude?: Map<number, number>): NgramScores {
   if (exclude !== undefined) scoreExcluding(ids, ids.length, t, exclude)
   else scoreFast(Int32Array.from(ids), ids.length, t)
   return {
@@ -613,21 +652,22 @@ export function ngramScores (ids: ArrayLike<number>, t: NgramTables, exclude?: M
     unseenQuad: NG[6] as number,
     unknownChars: NG[7] as number,
     llr: NG[8] as number,
-    lowShare: NG[9] as number,
+    lowShare: NG[9] as number
   }
 }
 
 /** Own counts of an id sequence in the form {@link ngramScores} subtracts (training only). */
-export function ownCounts (ids: number[], size: number): Map<number, number> {
+export function ownCounts(ids: number[], size: number): Map<number, number> {
   const m = new Map<number, number>()
   countNgrams(ids, size, m)
   for (let i = 2; i < ids.length; i++) add(m, OFFSET3_CTX + (ids[i - 2] as number) * size + (ids[i - 1] as number), 1)
-  for (let i = 3; i < ids.length; i++) add(m, OFFSET4_CTX + ((ids[i - 3] as number) * size + (ids[i - 2] as number)) * size + (ids[i - 1] as number), 1)
+  for (let i = 3; i < ids.length; i++)
+    add(m, OFFSET4_CTX + ((ids[i - 3] as number) * size + (ids[i - 2] as number)) * size + (ids[i - 1] as number), 1)
   return m
 }
 
 /** Splits `countNgrams` output into tables, keeping the flat map for leave-one-out scoring (training). */
-export function tablesFromCounts (alphabet: Map<number, number>, counts: Map<number, number>): NgramTables {
+export function tablesFromCounts(alphabet: Map<number, number>, counts: Map<number, number>): NgramTables {
   const size = alphabet.size + 4
   const uni = new Float64Array(size)
   const bi: Array<[number, number]> = []
@@ -652,7 +692,14 @@ export function tablesFromCounts (alphabet: Map<number, number>, counts: Map<num
  * Builds the integer-keyed tables from (flat key, count) lists: bigram keys `b*size+c`, trigram keys
  * `(a*size+b)*size+c`, 4-gram keys `((z*size+a)*size+b)*size+c`.
  */
-export function finishTables (alphabet: Map<number, number>, uni: Float64Array, bi: Iterable<[number, number]>, tri: Iterable<[number, number]>, quad: Iterable<[number, number]>, counts?: { bi: number, tri: number, quad: number }): NgramTables {
+export function finishTables(
+  alphabet: Map<number, number>,
+  uni: Float64Array,
+  bi: Iterable<[number, number]>,
+  tri: Iterable<[number, number]>,
+  quad: Iterable<[number, number]>,
+  counts?: { bi: number; tri: number; quad: number }
+): NgramTables {
   const size = alphabet.size + 4
   let uniTotal = 0
   for (const v of uni) uniTotal += v
@@ -680,7 +727,7 @@ export function finishTables (alphabet: Map<number, number>, uni: Float64Array, 
   for (const [c, id] of alphabet) if (c < 0x10000) idOf[c] = id
   const translit = new Array<Int32Array | undefined>(size)
   for (const [c, latin] of TRANSLIT) {
-    const id = c < 0x10000 ? idOf[c] as number : 0
+    const id = c < 0x10000 ? (idOf[c] as number) : 0
     if (id !== 0) translit[id] = Int32Array.from(latin, (ch) => (idOf[ch.codePointAt(0) as number] as number) || 1)
   }
   return { alphabet, idOf, translit, size, uni, uniTotal, bi: biT, tri: triT, quad: quadT }
@@ -691,25 +738,169 @@ export function finishTables (alphabet: Map<number, number>, uni: Float64Array, 
  * scripts (Ζερβός is Zervos, Аркадий is Arkadiy), so a value in one of these scripts is also scored by the
  * far larger Latin part of the n-gram model; random letters of these scripts stay random in Latin.
  */
-const TRANSLIT: ReadonlyMap<number, string> = new Map(Object.entries({
-  // Greek (monotonic accents included).
-  α: 'a', β: 'v', γ: 'g', δ: 'd', ε: 'e', ζ: 'z', η: 'i', θ: 'th', ι: 'i', κ: 'k', λ: 'l', μ: 'm', ν: 'n', ξ: 'x', ο: 'o',
-  π: 'p', ρ: 'r', σ: 's', ς: 's', τ: 't', υ: 'y', φ: 'f', χ: 'ch', ψ: 'ps', ω: 'o', ά: 'a', έ: 'e', ή: 'i', ί: 'i', ό: 'o',
-  ύ: 'y', ώ: 'o', ϊ: 'i', ϋ: 'y', ΐ: 'i', ΰ: 'y',
-  // Cyrillic: Russian, Ukrainian, Belarusian, Serbian, Macedonian, Bulgarian.
-  а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'e', ж: 'zh', з: 'z', и: 'i', й: 'y', к: 'k', л: 'l', м: 'm', н: 'n',
-  о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch', ъ: '', ы: 'y', ь: '',
-  э: 'e', ю: 'yu', я: 'ya', і: 'i', ї: 'yi', є: 'ye', ґ: 'g', ў: 'u', ј: 'j', љ: 'lj', њ: 'nj', ћ: 'c', ђ: 'dj', џ: 'dz',
-  ѓ: 'gj', ќ: 'kj', ѕ: 'dz',
-  // Armenian.
-  ա: 'a', բ: 'b', գ: 'g', դ: 'd', ե: 'e', զ: 'z', է: 'e', ը: 'e', թ: 't', ժ: 'zh', ի: 'i', լ: 'l', խ: 'kh', ծ: 'ts', կ: 'k',
-  հ: 'h', ձ: 'dz', ղ: 'gh', ճ: 'ch', մ: 'm', յ: 'y', ն: 'n', շ: 'sh', ո: 'o', չ: 'ch', պ: 'p', ջ: 'j', ռ: 'r', ս: 's', վ: 'v',
-  տ: 't', ր: 'r', ց: 'ts', ւ: 'v', փ: 'p', ք: 'k', օ: 'o', ֆ: 'f', և: 'ev',
-  // Georgian (Mkhedruli).
-  ა: 'a', ბ: 'b', გ: 'g', დ: 'd', ე: 'e', ვ: 'v', ზ: 'z', თ: 't', ი: 'i', კ: 'k', ლ: 'l', მ: 'm', ნ: 'n', ო: 'o', პ: 'p',
-  ჟ: 'zh', რ: 'r', ს: 's', ტ: 't', უ: 'u', ფ: 'p', ქ: 'k', ღ: 'gh', ყ: 'q', შ: 'sh', ჩ: 'ch', ც: 'ts', ძ: 'dz', წ: 'ts',
-  ჭ: 'ch', ხ: 'kh', ჯ: 'j', ჰ: 'h',
-}).map(([ch, latin]) => [ch.codePointAt(0) as number, latin]))
+const TRANSLIT: ReadonlyMap<number, string> = new Map(
+  Object.entries({
+    // Greek (monotonic accents included).
+    α: 'a',
+    β: 'v',
+    γ: 'g',
+    δ: 'd',
+    ε: 'e',
+    ζ: 'z',
+    η: 'i',
+    θ: 'th',
+    ι: 'i',
+    κ: 'k',
+    λ: 'l',
+    μ: 'm',
+    ν: 'n',
+    ξ: 'x',
+    ο: 'o',
+    π: 'p',
+    ρ: 'r',
+    σ: 's',
+    ς: 's',
+    τ: 't',
+    υ: 'y',
+    φ: 'f',
+    χ: 'ch',
+    ψ: 'ps',
+    ω: 'o',
+    ά: 'a',
+    έ: 'e',
+    ή: 'i',
+    ί: 'i',
+    ό: 'o',
+    ύ: 'y',
+    ώ: 'o',
+    ϊ: 'i',
+    ϋ: 'y',
+    ΐ: 'i',
+    ΰ: 'y',
+    // Cyrillic: Russian, Ukrainian, Belarusian, Serbian, Macedonian, Bulgarian.
+    а: 'a',
+    б: 'b',
+    в: 'v',
+    г: 'g',
+    д: 'd',
+    е: 'e',
+    ё: 'e',
+    ж: 'zh',
+    з: 'z',
+    и: 'i',
+    й: 'y',
+    к: 'k',
+    л: 'l',
+    м: 'm',
+    н: 'n',
+    о: 'o',
+    п: 'p',
+    р: 'r',
+    с: 's',
+    т: 't',
+    у: 'u',
+    ф: 'f',
+    х: 'kh',
+    ц: 'ts',
+    ч: 'ch',
+    ш: 'sh',
+    щ: 'shch',
+    ъ: '',
+    ы: 'y',
+    ь: '',
+    э: 'e',
+    ю: 'yu',
+    я: 'ya',
+    і: 'i',
+    ї: 'yi',
+    є: 'ye',
+    ґ: 'g',
+    ў: 'u',
+    ј: 'j',
+    љ: 'lj',
+    њ: 'nj',
+    ћ: 'c',
+    ђ: 'dj',
+    џ: 'dz',
+    ѓ: 'gj',
+    ќ: 'kj',
+    ѕ: 'dz',
+    // Armenian.
+    ա: 'a',
+    բ: 'b',
+    գ: 'g',
+    դ: 'd',
+    ե: 'e',
+    զ: 'z',
+    է: 'e',
+    ը: 'e',
+    թ: 't',
+    ժ: 'zh',
+    ի: 'i',
+    լ: 'l',
+    խ: 'kh',
+    ծ: 'ts',
+    կ: 'k',
+    հ: 'h',
+    ձ: 'dz',
+    ղ: 'gh',
+    ճ: 'ch',
+    մ: 'm',
+    յ: 'y',
+    ն: 'n',
+    շ: 'sh',
+    ո: 'o',
+    չ: 'ch',
+    պ: 'p',
+    ջ: 'j',
+    ռ: 'r',
+    ս: 's',
+    վ: 'v',
+    տ: 't',
+    ր: 'r',
+    ց: 'ts',
+    ւ: 'v',
+    փ: 'p',
+    ք: 'k',
+    օ: 'o',
+    ֆ: 'f',
+    և: 'ev',
+    // Georgian (Mkhedruli).
+    ა: 'a',
+    ბ: 'b',
+    გ: 'g',
+    დ: 'd',
+    ე: 'e',
+    ვ: 'v',
+    ზ: 'z',
+    თ: 't',
+    ი: 'i',
+    კ: 'k',
+    ლ: 'l',
+    მ: 'm',
+    ნ: 'n',
+    ო: 'o',
+    პ: 'p',
+    ჟ: 'zh',
+    რ: 'r',
+    ს: 's',
+    ტ: 't',
+    უ: 'u',
+    ფ: 'p',
+    ქ: 'k',
+    ღ: 'gh',
+    ყ: 'q',
+    შ: 'sh',
+    ჩ: 'ch',
+    ც: 'ts',
+    ძ: 'dz',
+    წ: 'ts',
+    ჭ: 'ch',
+    ხ: 'kh',
+    ჯ: 'j',
+    ჰ: 'h'
+  }).map(([ch, latin]) => [ch.codePointAt(0) as number, latin])
+)
 
 /** The trigram and 4-gram key bases of {@link countNgrams}, for serialising tables. */
 export const TRIGRAM_KEY_OFFSET = OFFSET3
@@ -722,7 +913,7 @@ export interface Lexicon {
 }
 
 /** Lower-cased letters and digits only: `N/A` → `na`, `Your Name` → `yourname`. */
-export function lexiconKey (lower: string): string {
+export function lexiconKey(lower: string): string {
   let out = ''
   let run = 0
   let i = 0
@@ -741,7 +932,7 @@ export function lexiconKey (lower: string): string {
 // Longest key of each lexicon: longer strings cannot hit, so long inputs skip hashing and slicing.
 const lexiconMax = new WeakMap<Lexicon, number>()
 
-function maxKeyLength (lex: Lexicon): number {
+function maxKeyLength(lex: Lexicon): number {
   let m = lexiconMax.get(lex)
   if (m === undefined) {
     m = 0
@@ -752,12 +943,12 @@ function maxKeyLength (lex: Lexicon): number {
   return m
 }
 
-function lexiconHit (lex: Lexicon, k: string, max: number): boolean {
+function lexiconHit(lex: Lexicon, k: string, max: number): boolean {
   return k.length > 1 && k.length <= max && (lex.placeholder.has(k) || lex.profanity.has(k))
 }
 
 /** `fuuuuck` → `fuck`, `testtt` → `test`: runs of one character cut to one; '' once longer than `max` (no hit possible). */
-function squeezeRepeats (k: string, max: number): string {
+function squeezeRepeats(k: string, max: number): string {
   let out = ''
   let prev = ''
   for (const ch of k) {
@@ -773,7 +964,7 @@ function squeezeRepeats (k: string, max: number): string {
 const STEM_AFFIXES = ['you', 'off', 'face', 'head', 'er', 's', 'ed', 'ing', 'yourself', 'big', 'mr', 'ur', 'the', 'u', 'my', 'ya']
 
 /** Lexicon hit after removing one common insult affix (`fuckyou`, `bigtest`), for words of >= 3 letters. */
-function stemHit (lex: Lexicon, k: string, max: number): boolean {
+function stemHit(lex: Lexicon, k: string, max: number): boolean {
   for (const a of STEM_AFFIXES) {
     const rest = k.length - a.length
     if (rest >= 3 && rest <= max) {
@@ -785,7 +976,7 @@ function stemHit (lex: Lexicon, k: string, max: number): boolean {
 }
 
 /** Whether any whitespace-separated word of `lower` (as `split(/\s+/)` cuts it) is a lexicon key. */
-function anyWordHit (lex: Lexicon, lower: string, max: number): boolean {
+function anyWordHit(lex: Lexicon, lower: string, max: number): boolean {
   let start = 0
   for (let i = 0; i <= lower.length; i++) {
     const c = i < lower.length ? lower.charCodeAt(i) : 0x20
@@ -805,15 +996,63 @@ const DOMAIN_RE = /\.(com|net|org|ru|de|io|co|info|uk|fr|cn)\b/
 
 /** Names of the feature vector's entries, in order (the model file records them). */
 export const FEATURE_NAMES = [
-  'len', 'logLen', 'truncated', 'letterShare', 'digitShare', 'spaceShare', 'namePunctShare', 'symbolShare',
-  'emojiShare', 'controlShare', 'words', 'maxWordLen', 'scriptCount', 'mixedInWord',
-  'grpAlphabet', 'grpAbjad', 'grpAbugida', 'grpCjk', 'grpOther', 'grpNone',
-  'vowelRatio', 'maxConsRun', 'maxVowelRun', 'maxSameRun', 'distinctRatio', 'periodic', 'repeatUnits',
-  'keyAdjShare', 'keyRun', 'allUpper', 'allLower', 'titleCase', 'innerCaps',
-  'ngMean', 'ngMin', 'ngUnseenTri', 'ngUnseenBi', 'ngUnknown',
-  'ng4Mean', 'ng4Min', 'ngUnseen4', 'ngLlr', 'ngLowShare', 'ng4Rel', 'ngLlrRel',
-  'lexPlaceholder', 'lexProfanity', 'lexWord', 'lexStem', 'emailUrl', 'digitInWord', 'codeChars', 'punctEdge', 'punctRun',
-  'singleLetter', 'trMean4', 'trLlr',
+  'len',
+  'logLen',
+  'truncated',
+  'letterShare',
+  'digitShare',
+  'spaceShare',
+  'namePunctShare',
+  'symbolShare',
+  'emojiShare',
+  'controlShare',
+  'words',
+  'maxWordLen',
+  'scriptCount',
+  'mixedInWord',
+  'grpAlphabet',
+  'grpAbjad',
+  'grpAbugida',
+  'grpCjk',
+  'grpOther',
+  'grpNone',
+  'vowelRatio',
+  'maxConsRun',
+  'maxVowelRun',
+  'maxSameRun',
+  'distinctRatio',
+  'periodic',
+  'repeatUnits',
+  'keyAdjShare',
+  'keyRun',
+  'allUpper',
+  'allLower',
+  'titleCase',
+  'innerCaps',
+  'ngMean',
+  'ngMin',
+  'ngUnseenTri',
+  'ngUnseenBi',
+  'ngUnknown',
+  'ng4Mean',
+  'ng4Min',
+  'ngUnseen4',
+  'ngLlr',
+  'ngLowShare',
+  'ng4Rel',
+  'ngLlrRel',
+  'lexPlaceholder',
+  'lexProfanity',
+  'lexWord',
+  'lexStem',
+  'emailUrl',
+  'digitInWord',
+  'codeChars',
+  'punctEdge',
+  'punctRun',
+  'singleLetter',
+  'trMean4',
+  'trLlr'
 ] as const
 
 /** Length of the feature vector. */
@@ -841,7 +1080,7 @@ export interface Prepared {
 }
 
 /** Trims, caps and NFC-normalises; never throws (lone surrogates pass through as they are). */
-export function prepare (raw: string): Prepared {
+export function prepare(raw: string): Prepared {
   const value = raw.trim()
   let text = value
   // Count code points (a lone low surrogate counts as one) and find where the MAX_CHARS-th ends.
@@ -888,7 +1127,7 @@ let seenStamp = 0
  * Fills `out` (length {@link FEATURE_COUNT}) with the features of a prepared value.
  * `exclude` is for training only (leave-one-out n-gram scores). Allocation-free for plain names.
  */
-export function extractFeatures (p: Prepared, ctx: FeatureContext, out: Float64Array, exclude?: Map<number, number>): Float64Array {
+export function extractFeatures(p: Prepared, ctx: FeatureContext, out: Float64Array, exclude?: Map<number, number>): Float64Array {
   const text = p.text
   const tables = ctx.tables
   let n = 0
@@ -1062,7 +1301,22 @@ export function extractFeatures (p: Prepared, ctx: FeatureContext, out: Float64A
           symbols++
           if (c === 0x40) at = true
           else if (c === 0x3a) dotOrColon = true
-          if (c === 0x3c || c === 0x3e || c === 0x3b || c === 0x3d || c === 0x28 || c === 0x29 || c === 0x7b || c === 0x7d || c === 0x22 || c === 0x5c || c === 0x2f || c === 0x25 || c === 0x24) codeChars++
+          if (
+            c === 0x3c ||
+            c === 0x3e ||
+            c === 0x3b ||
+            c === 0x3d ||
+            c === 0x28 ||
+            c === 0x29 ||
+            c === 0x7b ||
+            c === 0x7d ||
+            c === 0x22 ||
+            c === 0x5c ||
+            c === 0x2f ||
+            c === 0x25 ||
+            c === 0x24
+          )
+            codeChars++
         }
       }
       if (punctRun > maxPunctRun) maxPunctRun = punctRun
@@ -1130,7 +1384,10 @@ export function extractFeatures (p: Prepared, ctx: FeatureContext, out: Float64A
   const lexPlaceholder = short && lex.placeholder.has(key) ? 1 : 0
   const lexProfanity = short && lex.profanity.has(key) ? 1 : 0
   const squeezed = maxSameRun > 1 || !onlyKeyChars ? squeezeRepeats(key, max) : key
-  const lexStem = (squeezed === key ? key.length > 1 && lexPlaceholder + lexProfanity > 0 : lexiconHit(lex, squeezed, max)) || stemHit(lex, key, max) ? 1 : 0
+  const lexStem =
+    (squeezed === key ? key.length > 1 && lexPlaceholder + lexProfanity > 0 : lexiconHit(lex, squeezed, max)) || stemHit(lex, key, max)
+      ? 1
+      : 0
   const emailUrl = at || (dotOrColon && (lower.includes('://') || lower.includes('www.') || DOMAIN_RE.test(lower))) ? 1 : 0
   let firstKind = 0
   let lastKind = 0
@@ -1147,7 +1404,8 @@ export function extractFeatures (p: Prepared, ctx: FeatureContext, out: Float64A
     firstKind = classify(0) & 0xff
     lastKind = firstKind
   }
-  const punctEdge = (firstKind !== K_LETTER && firstKind !== K_MARK ? 0.5 : 0) + (lastKind !== K_LETTER && lastKind !== K_MARK && lastCp !== 0x2e ? 0.5 : 0)
+  const punctEdge =
+    (firstKind !== K_LETTER && firstKind !== K_MARK ? 0.5 : 0) + (lastKind !== K_LETTER && lastKind !== K_MARK && lastCp !== 0x2e ? 0.5 : 0)
   const inv = n > 0 ? 1 / n : 0
   const cased = upper + lowerCount
   const alpha = vowels + consonants
@@ -1180,7 +1438,7 @@ export function extractFeatures (p: Prepared, ctx: FeatureContext, out: Float64A
   out[i++] = cased > 1 && lowerCount === 0 ? 1 : 0
   out[i++] = cased > 0 && upper === 0 ? 1 : 0
   out[i++] = words > 0 && titleWords === words && innerCaps === 0 ? 1 : 0
-  out[i++] = Math.min(innerCaps, 4) / 2 * (lowerCount > 0 ? 1 : 0)
+  out[i++] = (Math.min(innerCaps, 4) / 2) * (lowerCount > 0 ? 1 : 0)
   out[i++] = Math.max(-16, NG[0] as number) / -8
   out[i++] = Math.max(-20, NG[1] as number) / -10
   out[i++] = NG[4] as number
@@ -1206,14 +1464,15 @@ export function extractFeatures (p: Prepared, ctx: FeatureContext, out: Float64A
   out[i++] = Math.min(maxPunctRun, 6) / 3
   out[i++] = letters === 1 && n === 1 ? 1 : 0
   // The Latin reading of a Greek, Cyrillic, Armenian or Georgian value; any other value keeps its own score.
-  if (best === S_GREEK || best === S_CYRILLIC || best === S_ARMENIAN || best === S_GEORGIAN) scoreFast(TIDS, transliterate(IDS, nIds, tables), tables)
+  if (best === S_GREEK || best === S_CYRILLIC || best === S_ARMENIAN || best === S_GEORGIAN)
+    scoreFast(TIDS, transliterate(IDS, nIds, tables), tables)
   out[i++] = Math.max(-16, NG[2] as number) / -8
   out[i++] = Math.min(Math.max(NG[8] as number, -40), 40) / 10
   return out
 }
 
 /** Writes the Latin reading of symbol ids into {@link TIDS} and returns its length. */
-function transliterate (ids: Int32Array, len: number, t: NgramTables): number {
+function transliterate(ids: Int32Array, len: number, t: NgramTables): number {
   let k = 0
   for (let j = 0; j < len; j++) {
     const id = ids[j] as number
@@ -1225,7 +1484,7 @@ function transliterate (ids: Int32Array, len: number, t: NgramTables): number {
 }
 
 /** Script with the most letters in `value` (`None` when it has no letters); used for reports. */
-export function dominantScript (value: string): ScriptName | 'None' {
+export function dominantScript(value: string): ScriptName | 'None' {
   const counts = new Int32Array(14)
   for (const ch of value) {
     const cls = classify(ch.codePointAt(0) as number)
@@ -1240,5 +1499,5 @@ export function dominantScript (value: string): ScriptName | 'None' {
       best = s
     }
   }
-  return best < 0 ? 'None' : SCRIPTS[best] as ScriptName
+  return best < 0 ? 'None' : (SCRIPTS[best] as ScriptName)
 }

@@ -1,9 +1,6 @@
 // The name model file: its format, checksum, and the plain evaluation of its trained weights.
 import { createHash } from 'node:crypto'
-import {
-  FEATURE_COUNT, FEATURE_NAMES, SCRIPTS, finishTables,
-  type FeatureContext, type NgramTables,
-} from './features.js'
+import { FEATURE_COUNT, FEATURE_NAMES, SCRIPTS, finishTables, type FeatureContext, type NgramTables } from './features.js'
 
 /** `format` value of a name model file. */
 export const NAME_MODEL_FORMAT = 'user-verification/name-model'
@@ -42,13 +39,13 @@ export interface NameModelPayload {
     quadKeys: number[]
     quadCounts: number[]
   }
-  lexicon: { placeholder: string[], profanity: string[] }
+  lexicon: { placeholder: string[]; profanity: string[] }
   /** Mean 4-gram log probability per transition of training names, per script (see FeatureContext.scriptMean). */
   scriptMean: number[]
   /** Hidden and output layers, sigmoid activations; one output, the raw P(real name). */
-  net: { sizes: number[], layers: DenseLayer[] }
+  net: { sizes: number[]; layers: DenseLayer[] }
   /** Platt scaling of the raw output's logit: P = sigmoid(a * logit(raw) + b). */
-  calibration: { a: number, b: number }
+  calibration: { a: number; b: number }
   /** Decision threshold on the calibrated probability. Defaults to 0.5. */
   threshold: number
 }
@@ -59,12 +56,12 @@ export interface NameModelFile extends NameModelPayload {
 }
 
 /** SHA-256 (hex) of a payload, as stored in `checksum`. */
-export function payloadChecksum (payload: NameModelPayload): string {
+export function payloadChecksum(payload: NameModelPayload): string {
   return createHash('sha256').update(JSON.stringify(payload)).digest('hex')
 }
 
 /** Splits a parsed file into payload and checksum, in the key order the file was written in. */
-function splitFile (file: Record<string, unknown>): { payload: NameModelPayload, checksum: unknown } {
+function splitFile(file: Record<string, unknown>): { payload: NameModelPayload; checksum: unknown } {
   const { checksum, ...payload } = file
   return { payload: payload as unknown as NameModelPayload, checksum }
 }
@@ -75,7 +72,7 @@ export interface CompiledNameModel {
   mean: Float64Array
   invStd: Float64Array
   /** Row-major weights per layer, with sizes. */
-  layers: Array<{ w: Float64Array, b: Float64Array, inputs: number, outputs: number }>
+  layers: Array<{ w: Float64Array; b: Float64Array; inputs: number; outputs: number }>
   calibA: number
   calibB: number
   threshold: number
@@ -84,7 +81,7 @@ export interface CompiledNameModel {
 }
 
 /** (key, count) pairs of a delta-coded key list. */
-function * undelta (keys: number[], counts: number[]): Generator<[number, number]> {
+function* undelta(keys: number[], counts: number[]): Generator<[number, number]> {
   let key = 0
   for (let i = 0; i < keys.length; i++) {
     key += keys[i] as number
@@ -99,16 +96,23 @@ const PREFIX = 'user-verification: name model'
  * Checks and compiles a parsed model file. Throws an Error that says what is wrong when the
  * format, version, feature list, shapes or checksum do not match.
  */
-export function compileModel (file: unknown, where = 'model'): CompiledNameModel {
+export function compileModel(file: unknown, where = 'model'): CompiledNameModel {
   if (file === null || typeof file !== 'object' || Array.isArray(file)) {
     throw new Error(`${PREFIX} ${where} is not a JSON object`)
   }
   const { payload, checksum } = splitFile(file as Record<string, unknown>)
-  if (payload.format !== NAME_MODEL_FORMAT) throw new Error(`${PREFIX} ${where}: format must be "${NAME_MODEL_FORMAT}", got ${JSON.stringify(payload.format)}`)
-  if (payload.version !== NAME_MODEL_VERSION) throw new Error(`${PREFIX} ${where}: version ${JSON.stringify(payload.version)} is not supported (this code reads ${NAME_MODEL_VERSION}); retrain with \`npm run train\``)
+  if (payload.format !== NAME_MODEL_FORMAT)
+    throw new Error(`${PREFIX} ${where}: format must be "${NAME_MODEL_FORMAT}", got ${JSON.stringify(payload.format)}`)
+  if (payload.version !== NAME_MODEL_VERSION)
+    throw new Error(
+      `${PREFIX} ${where}: version ${JSON.stringify(payload.version)} is not supported (this code reads ${NAME_MODEL_VERSION}); retrain with \`npm run train\``
+    )
   if (typeof checksum !== 'string') throw new Error(`${PREFIX} ${where}: checksum is missing`)
   const actual = payloadChecksum(payload)
-  if (actual !== checksum) throw new Error(`${PREFIX} ${where}: checksum mismatch (file says ${checksum.slice(0, 12)}…, weights hash to ${actual.slice(0, 12)}…); the file is corrupt or was edited by hand`)
+  if (actual !== checksum)
+    throw new Error(
+      `${PREFIX} ${where}: checksum mismatch (file says ${checksum.slice(0, 12)}…, weights hash to ${actual.slice(0, 12)}…); the file is corrupt or was edited by hand`
+    )
   if (!Array.isArray(payload.features) || payload.features.join(',') !== FEATURE_NAMES.join(',')) {
     throw new Error(`${PREFIX} ${where}: feature list differs from lib/names/features.ts; retrain with \`npm run train\``)
   }
@@ -125,8 +129,14 @@ export function compileModel (file: unknown, where = 'model'): CompiledNameModel
     throw new Error(`${PREFIX} ${where}: n-gram tables have inconsistent sizes`)
   }
   const uni = Float64Array.from(ng.uni)
-  const tables: NgramTables = finishTables(alphabet, uni, undelta(ng.biKeys, ng.biCounts), undelta(ng.triKeys, ng.triCounts),
-    undelta(ng.quadKeys, ng.quadCounts), { bi: ng.biKeys.length, tri: ng.triKeys.length, quad: ng.quadKeys.length })
+  const tables: NgramTables = finishTables(
+    alphabet,
+    uni,
+    undelta(ng.biKeys, ng.biCounts),
+    undelta(ng.triKeys, ng.triCounts),
+    undelta(ng.quadKeys, ng.quadCounts),
+    { bi: ng.biKeys.length, tri: ng.triKeys.length, quad: ng.quadKeys.length }
+  )
 
   const layers: CompiledNameModel['layers'] = []
   let inputs: number = FEATURE_COUNT
@@ -141,29 +151,35 @@ export function compileModel (file: unknown, where = 'model'): CompiledNameModel
     if (outputs > width) width = outputs
   }
   if (inputs !== 1) throw new Error(`${PREFIX} ${where}: the network must have one output, has ${inputs}`)
-  if (!Array.isArray(payload.scriptMean) || payload.scriptMean.length !== SCRIPTS.length) throw new Error(`${PREFIX} ${where}: scriptMean must have ${SCRIPTS.length} entries`)
-  if (payload.mean.length !== FEATURE_COUNT || payload.std.length !== FEATURE_COUNT) throw new Error(`${PREFIX} ${where}: mean/std length must be ${FEATURE_COUNT}`)
+  if (!Array.isArray(payload.scriptMean) || payload.scriptMean.length !== SCRIPTS.length)
+    throw new Error(`${PREFIX} ${where}: scriptMean must have ${SCRIPTS.length} entries`)
+  if (payload.mean.length !== FEATURE_COUNT || payload.std.length !== FEATURE_COUNT)
+    throw new Error(`${PREFIX} ${where}: mean/std length must be ${FEATURE_COUNT}`)
   return {
-    ctx: { tables, lexicon: { placeholder: new Set(payload.lexicon.placeholder), profanity: new Set(payload.lexicon.profanity) }, scriptMean: Float64Array.from(payload.scriptMean) },
+    ctx: {
+      tables,
+      lexicon: { placeholder: new Set(payload.lexicon.placeholder), profanity: new Set(payload.lexicon.profanity) },
+      scriptMean: Float64Array.from(payload.scriptMean)
+    },
     mean: Float64Array.from(payload.mean),
     invStd: Float64Array.from(payload.std, (s) => 1 / (s > 1e-9 ? s : 1)),
     layers,
     calibA: payload.calibration.a,
     calibB: payload.calibration.b,
     threshold: thresholdOf(payload.threshold, where),
-    width,
+    width
   }
 }
 
 /** The decision threshold of a payload: 0.5 when absent, else a number strictly between 0 and 1. */
-function thresholdOf (t: unknown, where: string): number {
+function thresholdOf(t: unknown, where: string): number {
   if (t === undefined) return 0.5
   if (typeof t !== 'number' || !(t > 0 && t < 1)) throw new Error(`${PREFIX} ${where}: threshold must be a number between 0 and 1`)
   return t
 }
 
 /** Standardises features in place. */
-export function standardise (m: CompiledNameModel, x: Float64Array): Float64Array {
+export function standardise(m: CompiledNameModel, x: Float64Array): Float64Array {
   for (let i = 0; i < x.length; i++) x[i] = ((x[i] as number) - (m.mean[i] as number)) * (m.invStd[i] as number)
   return x
 }
@@ -172,7 +188,7 @@ export function standardise (m: CompiledNameModel, x: Float64Array): Float64Arra
  * Raw network output for standardised features (sigmoid MLP, the same arithmetic as brain.js
  * `NeuralNetwork.run`). `a`/`b` are scratch buffers of at least `m.width` entries.
  */
-export function forward (m: CompiledNameModel, x: Float64Array, a: Float64Array, b: Float64Array): number {
+export function forward(m: CompiledNameModel, x: Float64Array, a: Float64Array, b: Float64Array): number {
   let input = x
   let out = a
   for (const layer of m.layers) {
@@ -194,9 +210,9 @@ export function forward (m: CompiledNameModel, x: Float64Array, a: Float64Array,
  * function of the raw features (what brain.js `toFunction()` does, without brain.js at run time).
  * Gives the same value as {@link standardise} then {@link forward}, up to rounding.
  */
-export function compileForward (m: CompiledNameModel): (x: Float64Array) => number {
+export function compileForward(m: CompiledNameModel): (x: Float64Array) => number {
   const lines: string[] = []
-  const num = (v: number): string => Number.isFinite(v) ? String(v) : '0'
+  const num = (v: number): string => (Number.isFinite(v) ? String(v) : '0')
   const nIn = m.mean.length
   lines.push(Array.from({ length: nIn }, (_, k) => `const x${k}=x[${k}];`).join(''))
   // Inputs that are mostly zero (flags, one-hot groups: mean below 0.15) are added under a branch, so a
@@ -247,7 +263,7 @@ export function compileForward (m: CompiledNameModel): (x: Float64Array) => numb
  * The same function as {@link compileForward} built from plain loops, for processes where code generation
  * from strings is disallowed (`--disallow-code-generation-from-strings`, some CSP-like sandboxes).
  */
-export function plainForward (m: CompiledNameModel): (x: Float64Array) => number {
+export function plainForward(m: CompiledNameModel): (x: Float64Array) => number {
   const xs = new Float64Array(m.mean.length)
   const a = new Float64Array(m.width)
   const b = new Float64Array(m.width)
@@ -258,7 +274,7 @@ export function plainForward (m: CompiledNameModel): (x: Float64Array) => number
 }
 
 /** {@link compileForward} where the runtime allows `new Function`, else {@link plainForward}. */
-export function bestForward (m: CompiledNameModel, codegen = true): { run: (x: Float64Array) => number, compiled: boolean } {
+export function bestForward(m: CompiledNameModel, codegen = true): { run: (x: Float64Array) => number; compiled: boolean } {
   if (codegen) {
     try {
       return { run: compileForward(m), compiled: true }
@@ -271,7 +287,7 @@ export function bestForward (m: CompiledNameModel, codegen = true): { run: (x: F
 }
 
 /** Calibrated P(real name) from a raw network output. */
-export function calibrate (m: CompiledNameModel, raw: number): number {
+export function calibrate(m: CompiledNameModel, raw: number): number {
   const r = Math.min(Math.max(raw, 1e-12), 1 - 1e-12)
   const z = m.calibA * Math.log(r / (1 - r)) + m.calibB
   return 1 / (1 + Math.exp(-z))

@@ -27,7 +27,7 @@ export interface NameModelOptions {
  * Builds a verifier from an already parsed model file (see lib/names/model.ts for the layout).
  * Throws an Error naming the problem when the file does not check out.
  */
-export function nameVerifierFromModel (file: unknown, where = 'model', options: NameModelOptions = {}): NameModelVerifier {
+export function nameVerifierFromModel(file: unknown, where = 'model', options: NameModelOptions = {}): NameModelVerifier {
   const model: CompiledNameModel = compileModel(file, where)
   const x = new Float64Array(FEATURE_COUNT)
   const { run: net, compiled } = bestForward(model, options.codegen !== false)
@@ -39,10 +39,10 @@ export function nameVerifierFromModel (file: unknown, where = 'model', options: 
   return {
     compiled,
     threshold: model.threshold,
-    probability (value: string): number {
+    probability(value: string): number {
       return probabilityOf(prepare(typeof value === 'string' ? value : String(value)))
     },
-    predict (value: string): NamePrediction {
+    predict(value: string): NamePrediction {
       const p = prepare(typeof value === 'string' ? value : String(value))
       const prob = probabilityOf(p)
       const real = prob >= model.threshold
@@ -51,9 +51,9 @@ export function nameVerifierFromModel (file: unknown, where = 'model', options: 
       return {
         value: p.value,
         prediction: real ? 'LABEL_1' : 'LABEL_0',
-        confidence: Math.max(0.5, Math.round(conf * 10_000) / 10_000),
+        confidence: Math.max(0.5, Math.round(conf * 10_000) / 10_000)
       }
-    },
+    }
   }
 }
 
@@ -62,13 +62,15 @@ export function nameVerifierFromModel (file: unknown, where = 'model', options: 
  * `lib/data/name-model.json`. Throws an Error with a clear message when the file is missing,
  * is not JSON, has another format/version, or fails its SHA-256 checksum.
  */
-export function loadNameModel (source: URL | string = DEFAULT_NAME_MODEL_URL, options: NameModelOptions = {}): NameModelVerifier {
+export function loadNameModel(source: URL | string = DEFAULT_NAME_MODEL_URL, options: NameModelOptions = {}): NameModelVerifier {
   const where = typeof source === 'string' ? source : source.pathname
   let text: string
   try {
     text = readFileSync(source, 'utf8')
   } catch (err) {
-    throw new Error(`user-verification: name model ${where} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}); run \`npm run train\` or reinstall the package`)
+    throw new Error(
+      `user-verification: name model ${where} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}); run \`npm run train\` or reinstall the package`
+    )
   }
   let parsed: unknown
   try {

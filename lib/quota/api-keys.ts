@@ -31,7 +31,14 @@ export interface IssuedKey {
 /** Creates a key on `plan`, stores its digest and returns the key once. */
 export async function issueKey(store: KeyStore, plan: string, label: string | null = null, now: number = Date.now()): Promise<IssuedKey> {
   const key = generateKey()
-  const record: KeyRecord = { id: generateKeyId(), hash: hashKey(key), plan, label, createdAt: new Date(now).toISOString(), revokedAt: null }
+  const record: KeyRecord = {
+    id: generateKeyId(),
+    hash: hashKey(key),
+    plan,
+    label,
+    createdAt: new Date(now).toISOString(),
+    revokedAt: null
+  }
   await store.create(record)
   return { id: record.id, key, plan, label }
 }

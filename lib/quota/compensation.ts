@@ -34,19 +34,19 @@ export class QuotaCompensation {
   #running = false
   #quota: QuotaStore | undefined
 
-  constructor (options: QuotaCompensationOptions) {
+  constructor(options: QuotaCompensationOptions) {
     this.#logger = options.logger
     this.#interval = options.interval ?? 1000
     this.#giveUpAfter = options.giveUpAfter ?? 3600_000
   }
 
   /** Consumes waiting to be undone. */
-  get size (): number {
+  get size(): number {
     return this.#pending.size
   }
 
   /** Records a consume that rejected; its cancel is tried at once and then every interval. */
-  add (quota: QuotaStore, operation: string, keyId: string, period: string, amount: number): void {
+  add(quota: QuotaStore, operation: string, keyId: string, period: string, amount: number): void {
     if (quota.cancel === undefined) return
     this.#quota = quota
     this.#pending.set(operation, { operation, keyId, period, amount, since: Date.now() })
@@ -55,7 +55,7 @@ export class QuotaCompensation {
   }
 
   /** Tries every pending cancel once; resolves when each has answered or failed. */
-  async flush (): Promise<void> {
+  async flush(): Promise<void> {
     const quota = this.#quota
     if (this.#running || quota?.cancel === undefined) return
     this.#running = true
@@ -68,7 +68,10 @@ export class QuotaCompensation {
         } catch (error) {
           if (Date.now() - item.since < this.#giveUpAfter) continue
           this.#pending.delete(item.operation)
-          this.#logger.error(`user-verification: ERR_UV_REFUND could not undo a consume of ${item.amount} units of key ${item.keyId}: ${toError(error).message}`, { code: 'ERR_UV_REFUND' })
+          this.#logger.error(
+            `user-verification: ERR_UV_REFUND could not undo a consume of ${item.amount} units of key ${item.keyId}: ${toError(error).message}`,
+            { code: 'ERR_UV_REFUND' }
+          )
         }
       }
     } finally {
@@ -81,14 +84,22 @@ export class QuotaCompensation {
   }
 
   /** One last try (at most `deadline` ms, so a dead store cannot hold up shutdown), then stops the timer. */
-  async close (deadline = 3000): Promise<void> {
+  async close(deadline = 3000): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer)
     this.#timer = undefined
     let timer: NodeJS.Timeout | undefined
-    await Promise.race([this.flush(), new Promise((resolve) => { timer = setTimeout(resolve, deadline) })])
+    await Promise.race([
+      this.flush(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, deadline)
+      })
+    ])
     clearTimeout(timer)
     if (this.#pending.size > 0) {
-      this.#logger.error(`user-verification: ERR_UV_REFUND ${this.#pending.size} consumes with lost replies were not undone before shutdown`, { code: 'ERR_UV_REFUND' })
+      this.#logger.error(
+        `user-verification: ERR_UV_REFUND ${this.#pending.size} consumes with lost replies were not undone before shutdown`,
+        { code: 'ERR_UV_REFUND' }
+      )
     }
   }
 }

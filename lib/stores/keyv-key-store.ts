@@ -44,15 +44,21 @@ export class KeyvKeyStore implements KeyStore {
   readonly #timeout: number | undefined
   readonly #onChange: (() => Promise<void>) | undefined
 
-  constructor (keyv: Keyv, options: KeyvKeyStoreOptions = {}) {
+  constructor(keyv: Keyv, options: KeyvKeyStoreOptions = {}) {
     if (keyv === null || typeof keyv !== 'object' || typeof keyv.get !== 'function' || typeof keyv.set !== 'function') {
-      throw new TypeError('user-verification: KeyvKeyStore needs a Keyv instance, e.g. `new Keyv({ store, namespace: \'uv-keys\', throwOnErrors: true })`.')
+      throw new TypeError(
+        "user-verification: KeyvKeyStore needs a Keyv instance, e.g. `new Keyv({ store, namespace: 'uv-keys', throwOnErrors: true })`."
+      )
     }
     if (keyv.throwOnErrors !== true) {
-      throw new TypeError('user-verification: the Keyv instance of the key store must be created with `throwOnErrors: true`; otherwise a store outage reads as "no such key". Pass `{ throwOnErrors: true }` to `new Keyv(...)`.')
+      throw new TypeError(
+        'user-verification: the Keyv instance of the key store must be created with `throwOnErrors: true`; otherwise a store outage reads as "no such key". Pass `{ throwOnErrors: true }` to `new Keyv(...)`.'
+      )
     }
     if (typeof keyv.iterator !== 'function') {
-      throw new TypeError('user-verification: the Keyv adapter of the key store has no iterator, so keys cannot be listed. Use @keyv/sqlite, @keyv/redis, @keyv/postgres or a Map.')
+      throw new TypeError(
+        'user-verification: the Keyv adapter of the key store has no iterator, so keys cannot be listed. Use @keyv/sqlite, @keyv/redis, @keyv/postgres or a Map.'
+      )
     }
     this.#keyv = keyv
     this.localKeys = options.localKeys ?? false
@@ -62,23 +68,26 @@ export class KeyvKeyStore implements KeyStore {
     this.#onChange = options.onChange
     const logger = options.logger ?? console
     keyv.on('error', (error: unknown) => {
-      logger.error('user-verification: key store error', { prefix: this.prefix, error: error instanceof Error ? error.message : String(error) })
+      logger.error('user-verification: key store error', {
+        prefix: this.prefix,
+        error: error instanceof Error ? error.message : String(error)
+      })
     })
   }
 
   /** Reads once, so an unreachable or unusable backend is refused at start-up rather than on the first request. */
-  async init (): Promise<void> {
+  async init(): Promise<void> {
     await this.#bounded(this.#keyv.get(ID + '__uv_probe__'))
   }
 
-  async getByHash (hash: string): Promise<KeyRecord | undefined> {
+  async getByHash(hash: string): Promise<KeyRecord | undefined> {
     const value = await this.#bounded(this.#keyv.get<KeyRecord>(HASH + hash))
     if (value === undefined || value === null) return undefined
     const record = checkRecord(value)
     return record.hash === hash ? record : undefined
   }
 
-  async getById (id: string): Promise<KeyRecord | undefined> {
+  async getById(id: string): Promise<KeyRecord | undefined> {
     const hash = await this.#bounded(this.#keyv.get<string>(ID + id))
     if (typeof hash !== 'string') return undefined
     const record = await this.getByHash(hash)
@@ -86,7 +95,7 @@ export class KeyvKeyStore implements KeyStore {
     return record?.id === id ? record : undefined
   }
 
-  async create (record: KeyRecord): Promise<void> {
+  async create(record: KeyRecord): Promise<void> {
     const r = checkRecord(record)
     const [idTaken, hashTaken] = await this.#bounded(Promise.all([this.#keyv.has(ID + r.id), this.#keyv.has(HASH + r.hash)]))
     if (idTaken) throw duplicateKeyError('id', r.id)
@@ -98,7 +107,7 @@ export class KeyvKeyStore implements KeyStore {
     await this.#onChange?.()
   }
 
-  async update (id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
+  async update(id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
     const current = await this.getById(id)
     if (current === undefined) return undefined
     const next = checkRecord({ ...current, ...pickPatch(patch) })
@@ -108,11 +117,11 @@ export class KeyvKeyStore implements KeyStore {
     return next
   }
 
-  async list (): Promise<KeyRecord[]> {
+  async list(): Promise<KeyRecord[]> {
     return this.#bounded(this.#list(), 10)
   }
 
-  async #list (): Promise<KeyRecord[]> {
+  async #list(): Promise<KeyRecord[]> {
     const iterator = this.#keyv.iterator
     if (iterator === undefined) return []
     const records: KeyRecord[] = []
@@ -124,19 +133,21 @@ export class KeyvKeyStore implements KeyStore {
     return records.sort(byCreation)
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.#close !== undefined) await this.#close()
     else await this.#keyv.disconnect()
   }
 
-  async #bounded<T> (promise: Promise<T>, factor = 1): Promise<T> {
+  async #bounded<T>(promise: Promise<T>, factor = 1): Promise<T> {
     return this.#timeout === undefined ? promise : withTimeout(promise, this.#timeout * factor, `the key store (${this.prefix})`)
   }
 
-  async #mustSet (key: string, value: unknown): Promise<void> {
+  async #mustSet(key: string, value: unknown): Promise<void> {
     // Keyv reports some adapter failures as `false` rather than throwing.
-    if (await this.#bounded(this.#keyv.set(key, value)) === false) {
-      throw new Error(`user-verification: the key store did not accept a write (${this.prefix}). Check that the store is reachable and writable.`)
+    if ((await this.#bounded(this.#keyv.set(key, value))) === false) {
+      throw new Error(
+        `user-verification: the key store did not accept a write (${this.prefix}). Check that the store is reachable and writable.`
+      )
     }
   }
 }

@@ -10,27 +10,32 @@ import type pg from 'pg'
  * `close` the caller owns) and lets iterator errors reject.
  */
 export class PooledKeyvPostgres extends KeyvPostgres {
-  constructor (pool: pg.Pool, options: { table: string, iterationLimit?: number }) {
+  constructor(pool: pg.Pool, options: { table: string; iterationLimit?: number }) {
     // The parent constructor calls connect() before our fields exist, so the pool rides in opts.
     super({ ...options, dialect: 'postgres', uri: 'postgres://pooled', pool } as ConstructorParameters<typeof KeyvPostgres>[0])
   }
 
-  override async connect (): Promise<(sql: string, values?: unknown) => Promise<any[]>> {
+  override async connect(): Promise<(sql: string, values?: unknown) => Promise<any[]>> {
     const pool = (this.opts as { pool: pg.Pool }).pool
     return async (sql, values) => (await pool.query(sql, values as unknown[])).rows
   }
 
-  override async disconnect (): Promise<void> {}
+  override async disconnect(): Promise<void> {}
 
-  override async * iterator (namespace?: string): AsyncGenerator<string[], void, unknown> {
+  override async *iterator(namespace?: string): AsyncGenerator<string[], void, unknown> {
     const limit = this.opts.iterationLimit ?? 500
     const table = `"${String(this.opts.schema ?? 'public').replace(/"/g, '""')}"."${String(this.opts.table).replace(/"/g, '""')}"`
     const pattern = `${namespace === undefined ? '' : `${namespace.replace(/[%_\\]/g, '\\$&')}:`}%`
     let lastKey: string | null = null
     for (;;) {
-      const rows: Array<{ key: string, value: string }> = lastKey === null
-        ? await this.query(`SELECT key, value FROM ${table} WHERE key LIKE $1 ORDER BY key LIMIT $2`, [pattern, limit])
-        : await this.query(`SELECT key, value FROM ${table} WHERE key LIKE $1 AND key > $2 ORDER BY key LIMIT $3`, [pattern, lastKey, limit])
+      const rows: Array<{ key: string; value: string }> =
+        lastKey === null
+          ? await this.query(`SELECT key, value FROM ${table} WHERE key LIKE $1 ORDER BY key LIMIT $2`, [pattern, limit])
+          : await this.query(`SELECT key, value FROM ${table} WHERE key LIKE $1 AND key > $2 ORDER BY key LIMIT $3`, [
+              pattern,
+              lastKey,
+              limit
+            ])
       for (const row of rows) yield [row.key, row.value]
       if (rows.length < limit) return
       lastKey = rows[rows.length - 1]!.key

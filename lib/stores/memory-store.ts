@@ -18,21 +18,21 @@ export class MemoryKeyStore implements KeyStore {
   readonly #byId = new Map<string, KeyRecord>()
   readonly #idByHash = new Map<string, string>()
 
-  constructor (options: MemoryStoreOptions = {}) {
+  constructor(options: MemoryStoreOptions = {}) {
     this.prefix = options.prefix ?? 'uv'
   }
 
-  async getByHash (hash: string): Promise<KeyRecord | undefined> {
+  async getByHash(hash: string): Promise<KeyRecord | undefined> {
     const id = this.#idByHash.get(hash)
     return id === undefined ? undefined : this.getById(id)
   }
 
-  async getById (id: string): Promise<KeyRecord | undefined> {
+  async getById(id: string): Promise<KeyRecord | undefined> {
     const record = this.#byId.get(id)
     return record === undefined ? undefined : { ...record }
   }
 
-  async create (record: KeyRecord): Promise<void> {
+  async create(record: KeyRecord): Promise<void> {
     const r = checkRecord(record)
     if (this.#byId.has(r.id)) throw duplicateKeyError('id', r.id)
     if (this.#idByHash.has(r.hash)) throw duplicateKeyError('hash', r.id)
@@ -40,7 +40,7 @@ export class MemoryKeyStore implements KeyStore {
     this.#idByHash.set(r.hash, r.id)
   }
 
-  async update (id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
+  async update(id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
     const current = this.#byId.get(id)
     if (current === undefined) return undefined
     const next = checkRecord({ ...current, ...pickPatch(patch) })
@@ -48,15 +48,15 @@ export class MemoryKeyStore implements KeyStore {
     return { ...next }
   }
 
-  async list (): Promise<KeyRecord[]> {
+  async list(): Promise<KeyRecord[]> {
     return [...this.#byId.values()].map((r) => ({ ...r })).sort(byCreation)
   }
 
-  async close (): Promise<void> {}
+  async close(): Promise<void> {}
 }
 
 /** Only the fields `update` may change; anything else in the patch is ignored. */
-export function pickPatch (patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Partial<KeyRecord> {
+export function pickPatch(patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Partial<KeyRecord> {
   const out: Partial<KeyRecord> = {}
   if (patch.plan !== undefined) out.plan = patch.plan
   if (patch.revokedAt !== undefined) out.revokedAt = patch.revokedAt
@@ -64,7 +64,10 @@ export function pickPatch (patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' |
   return out
 }
 
-interface Usage { used: number, expiresAt: number }
+interface Usage {
+  used: number
+  expiresAt: number
+}
 
 /**
  * Usage in a `Map`. Atomic because JavaScript runs one callback at a time; `localKeys` is
@@ -77,12 +80,12 @@ export class MemoryQuotaStore implements QuotaStore {
   readonly #usage = new Map<string, Usage>()
   readonly #now: () => number
 
-  constructor (options: MemoryStoreOptions & { now?: () => number } = {}) {
+  constructor(options: MemoryStoreOptions & { now?: () => number } = {}) {
     this.prefix = options.prefix ?? 'uv'
     this.#now = options.now ?? Date.now
   }
 
-  #live (key: string): Usage | undefined {
+  #live(key: string): Usage | undefined {
     const usage = this.#usage.get(key)
     if (usage !== undefined && usage.expiresAt <= this.#now()) {
       this.#usage.delete(key)
@@ -91,7 +94,7 @@ export class MemoryQuotaStore implements QuotaStore {
     return usage
   }
 
-  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
+  async consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
     const key = slot(keyId, period)
     checkUnits('amount', amount)
     const max = checkLimit(limit)
@@ -103,20 +106,20 @@ export class MemoryQuotaStore implements QuotaStore {
     return { granted: true, used: used + amount }
   }
 
-  async refund (keyId: string, period: string, amount: number): Promise<void> {
+  async refund(keyId: string, period: string, amount: number): Promise<void> {
     const key = slot(keyId, period)
     checkUnits('amount', amount)
     const usage = this.#live(key)
     if (usage !== undefined) usage.used = Math.max(0, usage.used - amount)
   }
 
-  async get (keyId: string, period: string): Promise<number> {
+  async get(keyId: string, period: string): Promise<number> {
     return this.#live(slot(keyId, period))?.used ?? 0
   }
 
-  async close (): Promise<void> {}
+  async close(): Promise<void> {}
 }
 
-function slot (keyId: string, period: string): string {
+function slot(keyId: string, period: string): string {
   return `${checkName('keyId', keyId)}\u0000${checkName('period', period)}`
 }

@@ -45,12 +45,14 @@ const SCHEMES = 'user-verification: `store` must be a sqlite://, redis://, postg
  * Rejects with an Error naming the fix when the store cannot be reached or used (never falls
  * back to memory); throws a TypeError for any other scheme.
  */
-export async function openStores (url: string, options: OpenStoresOptions = {}): Promise<Stores> {
+export async function openStores(url: string, options: OpenStoresOptions = {}): Promise<Stores> {
   if (typeof url !== 'string') throw new TypeError(`${SCHEMES}, got ${JSON.stringify(url)}. Example: sqlite://./user-verification.sqlite`)
   const logger = options.logger ?? console
   const namespace = options.namespace ?? 'uv'
   if (typeof namespace !== 'string' || !/^[a-z][a-z0-9_]{0,39}$/.test(namespace)) {
-    throw new TypeError(`user-verification: store \`namespace\` must be lower-case letters, digits and _ (starting with a letter, at most 40), got ${JSON.stringify(namespace)}.`)
+    throw new TypeError(
+      `user-verification: store \`namespace\` must be lower-case letters, digits and _ (starting with a letter, at most 40), got ${JSON.stringify(namespace)}.`
+    )
   }
   const connectTimeout = positive('connectTimeout', options.connectTimeout ?? 5000)
   const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 2000)
@@ -67,30 +69,43 @@ export async function openStores (url: string, options: OpenStoresOptions = {}):
     case 'postgresql':
       return openPostgres(url, namespace, logger, connectTimeout, commandTimeout)
     default:
-      throw new TypeError(`${SCHEMES}, got ${JSON.stringify(redact(url))}. Example: sqlite://./user-verification.sqlite (the default), redis://localhost:6379 or postgres://user@localhost:5432/db.`)
+      throw new TypeError(
+        `${SCHEMES}, got ${JSON.stringify(redact(url))}. Example: sqlite://./user-verification.sqlite (the default), redis://localhost:6379 or postgres://user@localhost:5432/db.`
+      )
   }
 }
 
-async function openSqlite (path: string, namespace: string, logger: Logger): Promise<Stores> {
+async function openSqlite(path: string, namespace: string, logger: Logger): Promise<Stores> {
   if (path.length === 0) {
-    throw new TypeError(`${SCHEMES}, got "sqlite://" without a path. Example: sqlite://./user-verification.sqlite or sqlite:///var/lib/uv/store.sqlite.`)
+    throw new TypeError(
+      `${SCHEMES}, got "sqlite://" without a path. Example: sqlite://./user-verification.sqlite or sqlite:///var/lib/uv/store.sqlite.`
+    )
   }
   // The quota store opens first: it switches the file to WAL, which the key store's connection then inherits.
   const quota = new SqliteQuotaStore({ path, table: `${namespace}_quota`, prefix: namespace, logger })
   await quota.init()
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: `${namespace}_keys`, busyTimeout: 5000, iterationLimit: 1000 })
   const keyv = new Keyv({ store: adapter, namespace: `${namespace}-keys`, throwOnErrors: true })
-  const keys = new KeyvKeyStore(keyv, { logger, localKeys: path === ':memory:', prefix: namespace, close: async () => adapter.disconnect().catch(() => {}), onChange: () => quota.keysChanged() })
+  const keys = new KeyvKeyStore(keyv, {
+    logger,
+    localKeys: path === ':memory:',
+    prefix: namespace,
+    close: async () => adapter.disconnect().catch(() => {}),
+    onChange: () => quota.keysChanged()
+  })
   try {
     await keys.init()
   } catch (error) {
     await Promise.allSettled([keys.close(), quota.close()])
-    throw new Error(`user-verification: the SQLite key store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions.`, { cause: error })
+    throw new Error(
+      `user-verification: the SQLite key store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions.`,
+      { cause: error }
+    )
   }
   return pair(keys, quota)
 }
 
-async function openRedis (url: string, namespace: string, logger: Logger, connectTimeout: number, commandTimeout: number): Promise<Stores> {
+async function openRedis(url: string, namespace: string, logger: Logger, connectTimeout: number, commandTimeout: number): Promise<Stores> {
   const where = redact(url)
   let ready = false
   const client = createClient({
@@ -101,13 +116,17 @@ async function openRedis (url: string, namespace: string, logger: Logger, connec
     socket: {
       connectTimeout,
       // Refuse at start-up; once connected, reconnect forever with a short capped backoff.
-      reconnectStrategy: (retries: number, cause: Error) => ready ? Math.min(50 * 2 ** retries, 1000) : cause
+      reconnectStrategy: (retries: number, cause: Error) => (ready ? Math.min(50 * 2 ** retries, 1000) : cause)
     }
   })
   // destroy() throws on a client that already closed itself (e.g. after a refused connect).
-  const destroy = (): void => { if (client.isOpen) client.destroy() }
+  const destroy = (): void => {
+    if (client.isOpen) client.destroy()
+  }
   const log = throttled(logger)
-  client.on('error', (error: Error) => { log('error', `user-verification: Redis store error (${where}): ${error.message}`) })
+  client.on('error', (error: Error) => {
+    log('error', `user-verification: Redis store error (${where}): ${error.message}`)
+  })
   client.on('ready', () => {
     if (ready) logger.info?.(`user-verification: Redis store reconnected (${where})`)
     ready = true
@@ -116,7 +135,10 @@ async function openRedis (url: string, namespace: string, logger: Logger, connec
     await client.connect()
   } catch (error) {
     destroy()
-    throw new Error(`user-verification: cannot reach the Redis store at ${where}: ${(error as Error).message}. Check the URL and that Redis is running, or use sqlite:// for a single machine.`, { cause: error })
+    throw new Error(
+      `user-verification: cannot reach the Redis store at ${where}: ${(error as Error).message}. Check the URL and that Redis is running, or use sqlite:// for a single machine.`,
+      { cause: error }
+    )
   }
   // node-redis's own command timeout stops counting once a command is written, so a hung (not
   // disconnected) server would hang the request: bound the whole round trip ourselves.
@@ -137,12 +159,21 @@ async function openRedis (url: string, namespace: string, logger: Logger, connec
     await keys.init()
   } catch (error) {
     destroy()
-    throw new Error(`user-verification: the Redis store at ${where} is not usable: ${(error as Error).message}. Check the URL, ACL permissions (EVAL, EVALSHA, GET, SET, SCAN, MGET, EXISTS) and that Redis is >= 7.`, { cause: error })
+    throw new Error(
+      `user-verification: the Redis store at ${where} is not usable: ${(error as Error).message}. Check the URL, ACL permissions (EVAL, EVALSHA, GET, SET, SCAN, MGET, EXISTS) and that Redis is >= 7.`,
+      { cause: error }
+    )
   }
   return { keys, quota, close, sendCommand }
 }
 
-async function openPostgres (url: string, namespace: string, logger: Logger, connectTimeout: number, commandTimeout: number): Promise<Stores> {
+async function openPostgres(
+  url: string,
+  namespace: string,
+  logger: Logger,
+  connectTimeout: number,
+  commandTimeout: number
+): Promise<Stores> {
   const where = redact(url)
   const pool = new pg.Pool({
     connectionString: url,
@@ -157,7 +188,9 @@ async function openPostgres (url: string, namespace: string, logger: Logger, con
   })
   const log = throttled(logger)
   // Without a listener, an idle client losing its connection would crash the process.
-  pool.on('error', (error) => { log('error', `user-verification: PostgreSQL store error (${where}): ${error.message}`) })
+  pool.on('error', (error) => {
+    log('error', `user-verification: PostgreSQL store error (${where}): ${error.message}`)
+  })
   let closed = false
   const close = async (): Promise<void> => {
     if (closed) return
@@ -171,15 +204,25 @@ async function openPostgres (url: string, namespace: string, logger: Logger, con
     const keyv = new Keyv({ store: adapter, namespace: `${namespace}-keys`, throwOnErrors: true })
     const keys = new KeyvKeyStore(keyv, { logger, prefix: namespace, close, timeout: commandTimeout + 1000 })
     await keys.init()
-    return { keys, quota, close: async () => { await quota.close(); await close() } }
+    return {
+      keys,
+      quota,
+      close: async () => {
+        await quota.close()
+        await close()
+      }
+    }
   } catch (error) {
     await quota.close()
     await close().catch(() => {})
-    throw new Error(`user-verification: cannot use the PostgreSQL store at ${where}: ${(error as Error).message}. Check the URL, credentials and that PostgreSQL is running, or use sqlite:// for a single machine.`, { cause: error })
+    throw new Error(
+      `user-verification: cannot use the PostgreSQL store at ${where}: ${(error as Error).message}. Check the URL, credentials and that PostgreSQL is running, or use sqlite:// for a single machine.`,
+      { cause: error }
+    )
   }
 }
 
-function pair (keys: KeyStore, quota: QuotaStore): Stores {
+function pair(keys: KeyStore, quota: QuotaStore): Stores {
   let closed: Promise<void> | undefined
   return {
     keys,
@@ -195,30 +238,35 @@ const KEY_STORE_MEMBERS = ['getByHash', 'getById', 'create', 'update', 'list'] a
 const QUOTA_STORE_MEMBERS = ['consume', 'refund', 'get'] as const
 
 /** Throws a TypeError naming each missing method when `x` does not look like a {@link KeyStore}. */
-export function assertKeyStore (x: unknown): asserts x is KeyStore {
+export function assertKeyStore(x: unknown): asserts x is KeyStore {
   assertShape('key store', x, KEY_STORE_MEMBERS)
 }
 
 /** Throws a TypeError naming each missing method when `x` does not look like a {@link QuotaStore}. */
-export function assertQuotaStore (x: unknown): asserts x is QuotaStore {
+export function assertQuotaStore(x: unknown): asserts x is QuotaStore {
   assertShape('quota store', x, QUOTA_STORE_MEMBERS)
 }
 
-function assertShape (what: string, x: unknown, methods: readonly string[]): void {
+function assertShape(what: string, x: unknown, methods: readonly string[]): void {
   if (x === null || typeof x !== 'object') {
-    throw new TypeError(`user-verification: the ${what} must be an object with ${methods.map((m) => `${m}()`).join(', ')}, got ${x === null ? 'null' : typeof x}.`)
+    throw new TypeError(
+      `user-verification: the ${what} must be an object with ${methods.map((m) => `${m}()`).join(', ')}, got ${x === null ? 'null' : typeof x}.`
+    )
   }
   const o = x as Record<string, unknown>
   const missing = methods.filter((m) => typeof o[m] !== 'function').map((m) => `${m}()`)
-  for (const m of ['init', 'close']) if (o[m] !== undefined && typeof o[m] !== 'function') missing.push(`${m}() (optional, but not a function here)`)
+  for (const m of ['init', 'close'])
+    if (o[m] !== undefined && typeof o[m] !== 'function') missing.push(`${m}() (optional, but not a function here)`)
   if (typeof o.localKeys !== 'boolean') missing.push('localKeys (boolean)')
   if (typeof o.prefix !== 'string') missing.push('prefix (string)')
   if (missing.length > 0) {
-    throw new TypeError(`user-verification: the ${what} is missing ${missing.join(', ')}. Implement the ${what === 'key store' ? 'KeyStore' : 'QuotaStore'} interface, or pass a store URL instead.`)
+    throw new TypeError(
+      `user-verification: the ${what} is missing ${missing.join(', ')}. Implement the ${what === 'key store' ? 'KeyStore' : 'QuotaStore'} interface, or pass a store URL instead.`
+    )
   }
 }
 
-function positive (name: string, value: unknown): number {
+function positive(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new RangeError(`user-verification: store \`${name}\` must be a positive number of ms, got ${JSON.stringify(value)}.`)
   }
@@ -226,7 +274,7 @@ function positive (name: string, value: unknown): number {
 }
 
 /** The URL without its password, for messages and logs. */
-function redact (url: string): string {
+function redact(url: string): string {
   try {
     const u = new URL(url)
     if (u.password !== '') u.password = '***'
@@ -237,7 +285,7 @@ function redact (url: string): string {
 }
 
 /** Logs each distinct message at most once per 10 s, so a reconnect loop does not flood the log. */
-function throttled (logger: Logger): (level: 'warn' | 'error', message: string) => void {
+function throttled(logger: Logger): (level: 'warn' | 'error', message: string) => void {
   const last = new Map<string, number>()
   return (level, message) => {
     const now = Date.now()

@@ -36,16 +36,18 @@ export class PostgresQuotaStore implements QuotaStore {
   readonly #pool: pg.Pool
   readonly #table: string
   readonly #options: PostgresQuotaStoreOptions
-  readonly #sql: { consume: string, select: string, refund: string, cancel: string, purge: string, purgeOps: string }
+  readonly #sql: { consume: string; select: string; refund: string; cancel: string; purge: string; purgeOps: string }
   #timer: NodeJS.Timeout | undefined
 
-  constructor (options: PostgresQuotaStoreOptions) {
+  constructor(options: PostgresQuotaStoreOptions) {
     if (options === null || typeof options !== 'object' || typeof options.pool?.query !== 'function') {
       throw new TypeError('user-verification: PostgresQuotaStore needs `pool`, a pg.Pool.')
     }
     const table = options.table ?? 'uv_quota'
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) {
-      throw new TypeError(`user-verification: PostgresQuotaStore \`table\` must be lower-case letters, digits and _, got ${JSON.stringify(table)}.`)
+      throw new TypeError(
+        `user-verification: PostgresQuotaStore \`table\` must be lower-case letters, digits and _, got ${JSON.stringify(table)}.`
+      )
     }
     this.#pool = options.pool
     this.#table = table
@@ -75,7 +77,7 @@ export class PostgresQuotaStore implements QuotaStore {
   }
 
   /** Creates the table when missing and starts the purge timer. Rejects when the database is unreachable. */
-  async init (): Promise<void> {
+  async init(): Promise<void> {
     try {
       await this.#pool.query(`CREATE TABLE IF NOT EXISTS ${this.#table} (
         key_id TEXT NOT NULL, period TEXT NOT NULL, used BIGINT NOT NULL, expires_at BIGINT NOT NULL,
@@ -91,24 +93,39 @@ export class PostgresQuotaStore implements QuotaStore {
       const now = this.#options.now ?? Date.now
       this.#timer = setInterval(() => {
         Promise.all([this.#pool.query(this.#sql.purge, [now()]), this.#pool.query(this.#sql.purgeOps, [now()])]).catch((error: unknown) => {
-          (this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
+          ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
         })
       }, interval)
       this.#timer.unref()
     }
   }
 
-  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number, operation?: string): Promise<ConsumeResult> {
+  async consume(
+    keyId: string,
+    period: string,
+    amount: number,
+    limit: number,
+    expiresAt: number,
+    operation?: string
+  ): Promise<ConsumeResult> {
     const named = operation === undefined ? null : checkName('operation', operation)
     const now = (this.#options.now ?? Date.now)()
-    const params = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkLimit(limit), checkExpiresAt(expiresAt), named, now + operationTtl]
+    const params = [
+      checkName('keyId', keyId),
+      checkName('period', period),
+      checkUnits('amount', amount),
+      checkLimit(limit),
+      checkExpiresAt(expiresAt),
+      named,
+      now + operationTtl
+    ]
     const result = await this.#pool.query<{ used: string }>(this.#sql.consume, params)
     const row = result.rows[0]
     if (row !== undefined) return { granted: true, used: Number(row.used) }
     return { granted: false, used: await this.get(keyId, period) }
   }
 
-  async cancel (operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
+  async cancel(operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
     checkName('keyId', keyId)
     checkName('period', period)
     checkUnits('amount', amount)
@@ -116,16 +133,16 @@ export class PostgresQuotaStore implements QuotaStore {
     return (result.rowCount ?? 0) > 0
   }
 
-  async refund (keyId: string, period: string, amount: number): Promise<void> {
+  async refund(keyId: string, period: string, amount: number): Promise<void> {
     await this.#pool.query(this.#sql.refund, [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)])
   }
 
-  async get (keyId: string, period: string): Promise<number> {
+  async get(keyId: string, period: string): Promise<number> {
     const result = await this.#pool.query<{ used: string }>(this.#sql.select, [checkName('keyId', keyId), checkName('period', period)])
     return result.rows[0] === undefined ? 0 : Number(result.rows[0].used)
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer)
     this.#timer = undefined
     if (this.#options.close !== undefined) await this.#options.close()

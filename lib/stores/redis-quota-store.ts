@@ -70,9 +70,11 @@ export class RedisQuotaStore implements QuotaStore {
   readonly #close: (() => Promise<void>) | undefined
   readonly #keyPrefix: string
 
-  constructor (options: RedisQuotaStoreOptions) {
+  constructor(options: RedisQuotaStoreOptions) {
     if (options === null || typeof options !== 'object' || typeof options.sendCommand !== 'function') {
-      throw new TypeError('user-verification: RedisQuotaStore needs `sendCommand`, e.g. `{ sendCommand: (args) => client.sendCommand(args) }`.')
+      throw new TypeError(
+        'user-verification: RedisQuotaStore needs `sendCommand`, e.g. `{ sendCommand: (args) => client.sendCommand(args) }`.'
+      )
     }
     this.#send = options.sendCommand
     this.prefix = options.prefix ?? 'uv'
@@ -82,56 +84,72 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   /** Checks that Redis answers and warns when it does not persist writes. */
-  async init (): Promise<void> {
+  async init(): Promise<void> {
     await this.#send(['PING'])
     try {
       const reply = await this.#send(['CONFIG', 'GET', 'appendonly'])
       const value = Array.isArray(reply) ? reply[1] : (reply as Record<string, unknown> | null)?.appendonly
       if (value === 'no') {
-        this.#logger.warn('user-verification: Redis runs with appendonly off; consumed units since the last snapshot are lost if Redis restarts. Set `appendonly yes` for durable quota.', { code: 'WRN_UV_REDIS_NOT_DURABLE' })
+        this.#logger.warn(
+          'user-verification: Redis runs with appendonly off; consumed units since the last snapshot are lost if Redis restarts. Set `appendonly yes` for durable quota.',
+          { code: 'WRN_UV_REDIS_NOT_DURABLE' }
+        )
       }
     } catch {
       // CONFIG is often disabled on managed Redis; persistence is then the provider's business.
     }
   }
 
-  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number, operation?: string): Promise<ConsumeResult> {
+  async consume(
+    keyId: string,
+    period: string,
+    amount: number,
+    limit: number,
+    expiresAt: number,
+    operation?: string
+  ): Promise<ConsumeResult> {
     const keys = [this.#key(keyId, period), this.#operationKey(operation ?? '-')]
-    const args = [String(checkUnits('amount', amount)), String(checkLimit(limit)), String(checkExpiresAt(expiresAt)), operation === undefined ? '0' : String(operationTtl)]
+    const args = [
+      String(checkUnits('amount', amount)),
+      String(checkLimit(limit)),
+      String(checkExpiresAt(expiresAt)),
+      operation === undefined ? '0' : String(operationTtl)
+    ]
     const reply = await this.#eval(CONSUME, keys, args)
-    if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`user-verification: unexpected reply from the Redis consume script: ${JSON.stringify(reply)}`)
+    if (!Array.isArray(reply) || reply.length !== 2)
+      throw new Error(`user-verification: unexpected reply from the Redis consume script: ${JSON.stringify(reply)}`)
     return { granted: Number(reply[0]) === 1, used: Number(reply[1]) }
   }
 
-  async refund (keyId: string, period: string, amount: number): Promise<void> {
+  async refund(keyId: string, period: string, amount: number): Promise<void> {
     const key = this.#key(keyId, period)
     await this.#eval(REFUND, [key], [String(checkUnits('amount', amount))])
   }
 
-  async cancel (operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
+  async cancel(operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
     checkUnits('amount', amount)
     const reply = await this.#eval(CANCEL, [this.#key(keyId, period), this.#operationKey(operation)], [])
     return Number(reply) === 1
   }
 
-  async get (keyId: string, period: string): Promise<number> {
+  async get(keyId: string, period: string): Promise<number> {
     const reply = await this.#send(['GET', this.#key(keyId, period)])
     return reply === null || reply === undefined ? 0 : Number(reply)
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.#close !== undefined) await this.#close()
   }
 
-  #key (keyId: string, period: string): string {
+  #key(keyId: string, period: string): string {
     return `${this.#keyPrefix}${checkName('keyId', keyId)}:${checkName('period', period)}`
   }
 
-  #operationKey (operation: string): string {
+  #operationKey(operation: string): string {
     return `${this.#keyPrefix}op:${checkName('operation', operation)}`
   }
 
-  async #eval (script: string, keys: string[], args: string[]): Promise<unknown> {
+  async #eval(script: string, keys: string[], args: string[]): Promise<unknown> {
     try {
       return await this.#send(['EVALSHA', sha1(script), String(keys.length), ...keys, ...args])
     } catch (error) {

@@ -64,9 +64,11 @@ export class SqliteQuotaStore implements QuotaStore {
   readonly #queue: Pending[] = []
   #draining = false
 
-  constructor (options: SqliteQuotaStoreOptions) {
+  constructor(options: SqliteQuotaStoreOptions) {
     if (options === null || typeof options !== 'object' || typeof options.path !== 'string' || options.path.length === 0) {
-      throw new TypeError(`user-verification: SqliteQuotaStore \`path\` must be a file path or ':memory:', got ${JSON.stringify(options?.path)}.`)
+      throw new TypeError(
+        `user-verification: SqliteQuotaStore \`path\` must be a file path or ':memory:', got ${JSON.stringify(options?.path)}.`
+      )
     }
     const table = options.table ?? 'uv_quota'
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(table)) {
@@ -78,12 +80,18 @@ export class SqliteQuotaStore implements QuotaStore {
   }
 
   /** Opens the file, switches it to WAL and creates the table. Rejects when the file cannot be opened or written. */
-  async init (): Promise<void> {
+  async init(): Promise<void> {
     await this.#open()
   }
 
-  async consume (keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
-    const params: Pending['params'] = [checkName('keyId', keyId), checkName('period', period), checkUnits('amount', amount), checkExpiresAt(expiresAt), checkLimit(limit)]
+  async consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
+    const params: Pending['params'] = [
+      checkName('keyId', keyId),
+      checkName('period', period),
+      checkUnits('amount', amount),
+      checkExpiresAt(expiresAt),
+      checkLimit(limit)
+    ]
     return new Promise((resolve, reject) => {
       this.#queue.push({ params, resolve, reject })
       if (!this.#draining) void this.#drain()
@@ -91,14 +99,17 @@ export class SqliteQuotaStore implements QuotaStore {
   }
 
   /** Sends queued consumes, a batch per statement, until the queue is empty. */
-  async #drain (): Promise<void> {
+  async #drain(): Promise<void> {
     this.#draining = true
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH)
         try {
           const db = await this.#open()
-          const rows = await all<UsageRow & { op: number }>(db.consumeStatement(batch.length), batch.flatMap((p, op) => [...p.params, op]))
+          const rows = await all<UsageRow & { op: number }>(
+            db.consumeStatement(batch.length),
+            batch.flatMap((p, op) => [...p.params, op])
+          )
           const written = new Map(rows.map((row) => [Number(row.op), row]))
           for (const [op, pending] of batch.entries()) {
             const row = written.get(op)
@@ -114,37 +125,37 @@ export class SqliteQuotaStore implements QuotaStore {
     }
   }
 
-  #refused (db: Opened, pending: Pending): void {
+  #refused(db: Opened, pending: Pending): void {
     all<UsageRow>(db.select, [pending.params[0], pending.params[1]]).then((rows) => {
       pending.resolve({ granted: false, used: Number(rows[0]?.used ?? 0), keysVersion: Number(rows[0]?.keys_version ?? 0) })
     }, pending.reject)
   }
 
-  async keysVersion (): Promise<number> {
+  async keysVersion(): Promise<number> {
     const db = await this.#open()
     const rows = await all<UsageRow>(db.select, ['', ''])
     return Number(rows[0]?.keys_version ?? 0)
   }
 
   /** Bumps the key-records version; the key store of the same file calls it after every write. */
-  async keysChanged (): Promise<void> {
+  async keysChanged(): Promise<void> {
     const db = await this.#open()
     await all(db.bump, [])
   }
 
-  async refund (keyId: string, period: string, amount: number): Promise<void> {
+  async refund(keyId: string, period: string, amount: number): Promise<void> {
     const params = [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)]
     const db = await this.#open()
     await all(db.refund, params)
   }
 
-  async get (keyId: string, period: string): Promise<number> {
+  async get(keyId: string, period: string): Promise<number> {
     const db = await this.#open()
     return this.#used(db, checkName('keyId', keyId), checkName('period', period))
   }
 
   /** Finalises the statements, closes the database and stops the purge timer. */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer)
     this.#timer = undefined
     const ready = this.#ready
@@ -160,21 +171,21 @@ export class SqliteQuotaStore implements QuotaStore {
     for (const s of [...opened.consumeStatements.values(), opened.refund, opened.select, opened.purge, opened.bump]) {
       await new Promise<void>((resolve) => s.finalize(() => resolve()))
     }
-    await new Promise<void>((resolve, reject) => opened.db.close((error) => error ? reject(error) : resolve()))
+    await new Promise<void>((resolve, reject) => opened.db.close((error) => (error ? reject(error) : resolve())))
   }
 
-  async #used (db: Opened, keyId: unknown, period: unknown): Promise<number> {
+  async #used(db: Opened, keyId: unknown, period: unknown): Promise<number> {
     const rows = await all<UsageRow>(db.select, [keyId, period])
     return Number(rows[0]?.used ?? 0)
   }
 
-  #open (): Promise<Opened> {
+  #open(): Promise<Opened> {
     this.#ready ??= openDatabase(this.#options).then((opened) => {
       const { purgeInterval } = this.#options
       const now = this.#options.now ?? Date.now
       const purge = (): void => {
         all(opened.purge, [now()]).catch((error: unknown) => {
-          (this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
+          ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
         })
       }
       purge()
@@ -204,24 +215,35 @@ interface UsageRow {
   keys_version: number | null
 }
 
-async function openDatabase (options: { path: string, table: string, busyTimeout: number }): Promise<Opened> {
+async function openDatabase(options: { path: string; table: string; busyTimeout: number }): Promise<Opened> {
   const { path, table, busyTimeout } = options
   const db = await new Promise<sqlite3.Database>((resolve, reject) => {
     const database: sqlite3.Database = new sqlite3.Database(path, (error) => {
       if (error === null) resolve(database)
-      else reject(new Error(`user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${error.message}. Check that the directory exists and is writable, or pass another sqlite:// path.`, { cause: error }))
+      else
+        reject(
+          new Error(
+            `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${error.message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
+            { cause: error }
+          )
+        )
     })
   })
   try {
     db.configure('busyTimeout', busyTimeout)
     await exec(db, 'PRAGMA journal_mode=WAL')
     await exec(db, 'PRAGMA synchronous=NORMAL')
-    await exec(db, `CREATE TABLE IF NOT EXISTS ${table} (
+    await exec(
+      db,
+      `CREATE TABLE IF NOT EXISTS ${table} (
       key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
       lim INTEGER NOT NULL DEFAULT 0, op INTEGER NOT NULL DEFAULT 0,
-      PRIMARY KEY (key_id, period)) WITHOUT ROWID`)
+      PRIMARY KEY (key_id, period)) WITHOUT ROWID`
+    )
     // Files from before group commit lack the columns that carry a row's limit and batch index.
-    const columns = await new Promise<Array<{ name: string }>>((resolve, reject) => db.all(`PRAGMA table_info(${table})`, (error, rows: Array<{ name: string }>) => error ? reject(error) : resolve(rows)))
+    const columns = await new Promise<Array<{ name: string }>>((resolve, reject) =>
+      db.all(`PRAGMA table_info(${table})`, (error, rows: Array<{ name: string }>) => (error ? reject(error) : resolve(rows)))
+    )
     for (const column of ['lim', 'op']) {
       if (!columns.some((c) => c.name === column)) await exec(db, `ALTER TABLE ${table} ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`)
     }
@@ -231,7 +253,7 @@ async function openDatabase (options: { path: string, table: string, busyTimeout
     return {
       db,
       consumeStatements,
-      consumeStatement (rows: number): sqlite3.Statement {
+      consumeStatement(rows: number): sqlite3.Statement {
         let statement = consumeStatements.get(rows)
         if (statement === undefined) {
           // Prepared without waiting: a failure reaches the first run's callback, which rejects the batch.
@@ -241,31 +263,37 @@ async function openDatabase (options: { path: string, table: string, busyTimeout
         return statement
       },
       refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1) WHERE key_id = ?2 AND period = ?3`),
-      select: await prepare(db, `SELECT (SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2) AS used, (SELECT value FROM ${table}_meta WHERE name = 'keys') AS keys_version`),
+      select: await prepare(
+        db,
+        `SELECT (SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2) AS used, (SELECT value FROM ${table}_meta WHERE name = 'keys') AS keys_version`
+      ),
       bump: await prepare(db, `UPDATE ${table}_meta SET value = value + 1 WHERE name = 'keys'`),
       purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`)
     }
   } catch (error) {
     db.close(() => {})
-    throw new Error(`user-verification: the SQLite store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions and that it is a SQLite database.`, { cause: error })
+    throw new Error(
+      `user-verification: the SQLite store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions and that it is a SQLite database.`,
+      { cause: error }
+    )
   }
 }
 
-async function exec (db: sqlite3.Database, sql: string): Promise<void> {
+async function exec(db: sqlite3.Database, sql: string): Promise<void> {
   // `all` rather than `run`/`exec`: PRAGMA journal_mode returns a row, and every statement must be stepped to the end.
-  await new Promise<void>((resolve, reject) => db.all(sql, (error) => error ? reject(error) : resolve()))
+  await new Promise<void>((resolve, reject) => db.all(sql, (error) => (error ? reject(error) : resolve())))
 }
 
-async function prepare (db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
+async function prepare(db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
   return new Promise((resolve, reject) => {
-    const statement = db.prepare(sql, (error) => error ? reject(error) : resolve(statement))
+    const statement = db.prepare(sql, (error) => (error ? reject(error) : resolve(statement)))
   })
 }
 
 // Always `all`: it steps the statement to SQLITE_DONE, which commits the autocommit transaction
 // before we resolve. `get` stops after one row and leaves the statement (and its transaction,
 // hence the write lock) open until the next call.
-async function all<T> (statement: sqlite3.Statement, params: Params): Promise<T[]> {
+async function all<T>(statement: sqlite3.Statement, params: Params): Promise<T[]> {
   return new Promise((resolve, reject) => {
     statement.all(params, (error: Error | null, rows: T[]) => {
       if (error === null) resolve(rows)

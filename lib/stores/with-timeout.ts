@@ -3,7 +3,7 @@
 /** Error of a store call that did not settle in time; `code` is `'ERR_UV_STORE_TIMEOUT'`. */
 export class StoreTimeoutError extends Error {
   readonly code = 'ERR_UV_STORE_TIMEOUT'
-  constructor (what: string, ms: number) {
+  constructor(what: string, ms: number) {
     super(`user-verification: ${what} did not answer within ${ms} ms. Check that the store is up and not overloaded.`)
     this.name = 'StoreTimeoutError'
   }
@@ -14,7 +14,7 @@ export class StoreTimeoutError extends Error {
  * milliseconds. The timer is unref()ed and cleared. The underlying operation is not cancelled:
  * a timed-out consume may still land, which can only over-count (never grant past a limit).
  */
-export async function withTimeout<T> (promise: Promise<T>, ms: number, what: string): Promise<T> {
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new StoreTimeoutError(what, ms)), ms)

@@ -1,7 +1,5 @@
 // The usage dashboard's behaviour: reads one key's usage from the server and shows it.
-'use strict'
-
-;(function () {
+(() => {
   const storageKey = 'user-verification.apiKey'
   const byId = (id) => document.getElementById(id)
   const form = byId('key-form')
@@ -27,7 +25,7 @@
   const dates = new Intl.DateTimeFormat(undefined, { dateStyle: 'long', timeZone: 'UTC' })
   const months = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' })
 
-  function storage () {
+  function storage() {
     try {
       return window.localStorage
     } catch {
@@ -35,16 +33,16 @@
     }
   }
 
-  function setState (state) {
+  function setState(state) {
     document.body.dataset.state = state
   }
 
-  function showAlert (message) {
+  function showAlert(message) {
     alertBox.textContent = message
     alertBox.hidden = false
   }
 
-  function clearMessages () {
+  function clearMessages() {
     alertBox.hidden = true
     alertBox.textContent = ''
     keyError.hidden = true
@@ -53,21 +51,21 @@
     status.textContent = ''
   }
 
-  function setField (name, text) {
+  function setField(name, text) {
     for (const element of result.querySelectorAll(`[data-field="${name}"]`)) element.textContent = text
   }
 
-  function curlExample () {
+  function curlExample() {
     const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@gmail.com', firstname: 'Jane', lastname: 'Doe' })
     return [
       `curl -s -X POST '${apiUrl.href}' \\`,
       "  -H 'Content-Type: application/json' \\",
       '  -H "X-API-Token: $UV_API_KEY" \\',
-      `  -d '${body}'`,
+      `  -d '${body}'`
     ].join('\n')
   }
 
-  function showUsage (usage, focus) {
+  function showUsage(usage, focus) {
     const month = result.querySelector('[data-field="month"]')
     month.dateTime = usage.period
     month.textContent = months.format(new Date(`${usage.period}-01T00:00:00Z`))
@@ -99,13 +97,13 @@
     if (focus) result.focus()
   }
 
-  function fail (state, message) {
+  function fail(state, message) {
     result.hidden = true
     setState(state)
     showAlert(message)
   }
 
-  async function load (key, focus) {
+  async function load(key, focus) {
     clearMessages()
     result.hidden = true
     setState('loading')
@@ -115,7 +113,11 @@
     try {
       let response
       try {
-        response = await fetch(usageUrl, { headers: { 'X-API-Token': key, Accept: 'application/json' }, cache: 'no-store', credentials: 'omit' })
+        response = await fetch(usageUrl, {
+          headers: { 'X-API-Token': key, Accept: 'application/json' },
+          cache: 'no-store',
+          credentials: 'omit'
+        })
       } catch {
         status.textContent = ''
         return fail('offline', 'Could not reach the server. Check your connection and try again.')

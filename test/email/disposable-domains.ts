@@ -7,11 +7,15 @@ import { DisposableMx } from '../../lib/email/disposable-mx.js'
 
 const require = createRequire(import.meta.url)
 const provenance = JSON.parse(readFileSync(new URL('../../lib/data/disposable-provenance.json', import.meta.url), 'utf8')) as {
-  total: number, sources: Array<{ source: string, entries: number, kept: number }>, dropped: { allowListedDomains: string[], publicSuffixDomains: string[] }
+  total: number
+  sources: Array<{ source: string; entries: number; kept: number }>
+  dropped: { allowListedDomains: string[]; publicSuffixDomains: string[] }
 }
-const legit = readFileSync(new URL('../fixtures/legit-domains.txt', import.meta.url), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'))
+const legit = readFileSync(new URL('../fixtures/legit-domains.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .filter((l) => l !== '' && !l.startsWith('#'))
 
-function stride<T> (items: T[], n: number): T[] {
+function stride<T>(items: T[], n: number): T[] {
   const step = Math.max(1, Math.floor(items.length / n))
   return items.filter((_, i) => i % step === 0).slice(0, n)
 }
@@ -26,8 +30,15 @@ t.test('the list holds >= 100,000 domains and its provenance adds up', async (t)
 
 t.test('0 flags on >= 1,000 legitimate domains', async (t) => {
   t.ok(legit.length >= 1000, `${legit.length} legitimate domains`)
-  t.same(legit.filter((x) => isDisposableDomain(x)), [])
-  t.same(legit.filter((x) => isDisposableDomain(`mail.${x}`)), [], 'nor their subdomains')
+  t.same(
+    legit.filter((x) => isDisposableDomain(x)),
+    []
+  )
+  t.same(
+    legit.filter((x) => isDisposableDomain(`mail.${x}`)),
+    [],
+    'nor their subdomains'
+  )
 })
 
 t.test('a sample of each source is flagged (1,000 per large source)', async (t) => {
@@ -36,10 +47,18 @@ t.test('a sample of each source is flagged (1,000 per large source)', async (t) 
   const samples: Record<string, string[]> = {
     'disposable-email-domains': stride(require('disposable-email-domains/index.json') as string[], 1000),
     'disposable-email-domains wildcard': require('disposable-email-domains/wildcard.json') as string[],
-    'disposable-email-domains-js': stride(require('disposable-email-domains-js/dist/dict/disposable_email_blocklist.json') as string[], 1000),
+    'disposable-email-domains-js': stride(
+      require('disposable-email-domains-js/dist/dict/disposable_email_blocklist.json') as string[],
+      1000
+    ),
     mailchecker: stride([...mailchecker.blacklist()], 1000),
     fakefilter: stride(Object.keys((require('fakefilter/json/data.json') as { domains: object }).domains), 1000),
-    'burner-email-providers': stride(readFileSync(require.resolve('burner-email-providers/emails.txt'), 'utf8').split('\n').filter((l) => l.includes('.')), 1000)
+    'burner-email-providers': stride(
+      readFileSync(require.resolve('burner-email-providers/emails.txt'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('.')),
+      1000
+    )
   }
   for (const [name, sample] of Object.entries(samples)) {
     const missed = sample.map((s) => s.trim().toLowerCase()).filter((s) => !dropped.has(s) && !isDisposableDomain(s))
@@ -68,7 +87,8 @@ t.test('MX learning needs two registrable domains and skips shared platforms', a
   mx.observe('temp-two.org', ['MX.shared-temp.net.'])
   t.ok(mx.isDisposableHost('mx.shared-temp.net'))
   t.ok(mx.isDisposableMxSet(['mx.shared-temp.net']))
-  for (let i = 0; i < 5; i++) mx.observe(`temp-${i}.com`, ['aspmx.l.google.com', 'x.mail.protection.outlook.com', 'route1.mx.cloudflare.net'])
+  for (let i = 0; i < 5; i++)
+    mx.observe(`temp-${i}.com`, ['aspmx.l.google.com', 'x.mail.protection.outlook.com', 'route1.mx.cloudflare.net'])
   t.notOk(mx.isDisposableHost('aspmx.l.google.com'))
   t.notOk(mx.isDisposableMxSet(['mx.shared-temp.net', 'aspmx.l.google.com']), 'a shared platform in the set vetoes')
   t.ok(mx.isDisposableHost('mx.listed-one.com'), 'host inside a listed domain')

@@ -6,7 +6,12 @@ import { isSpecialUseDomain } from '../../lib/email/special-use-domains.js'
 import { startDnsServer, type Zone } from '../fixtures/dns-server.js'
 
 const zone: Zone = {
-  'mx.test-mail.com': { mx: [{ priority: 20, exchange: 'mx2.test-mail.com' }, { priority: 10, exchange: 'MX1.test-mail.com.' }] },
+  'mx.test-mail.com': {
+    mx: [
+      { priority: 20, exchange: 'mx2.test-mail.com' },
+      { priority: 10, exchange: 'MX1.test-mail.com.' }
+    ]
+  },
   'nullmx.com': { mx: [{ priority: 0, exchange: '.' }], a: ['93.184.216.34'] },
   'aonly.com': { a: ['93.184.216.34'] },
   'aaaaonly.com': { aaaa: ['2606:2800:220:1:248:1893:25c8:1946'] },
@@ -58,7 +63,19 @@ t.test('special-use names fail without a query', async (t) => {
   const dns = await startDnsServer({})
   t.teardown(() => dns.close())
   const check = createDnsCheck({ servers: [dns.server], timeout: 300 })
-  for (const d of ['localhost', 'a.localhost', 'x.test', 'x.example', 'x.invalid', 'x.local', 'x.onion', 'example.com', 'a.example.org', 'x.home.arpa', 'x.internal']) {
+  for (const d of [
+    'localhost',
+    'a.localhost',
+    'x.test',
+    'x.example',
+    'x.invalid',
+    'x.local',
+    'x.onion',
+    'example.com',
+    'a.example.org',
+    'x.home.arpa',
+    'x.internal'
+  ]) {
     t.match(await check.check(d), { result: 'Fail', reason: 'special-use' }, d)
   }
   t.equal(dns.queries.length, 0)
@@ -71,7 +88,13 @@ t.test('cache: positive, negative and Unknown TTLs with an injected clock', asyn
   const dns = await startDnsServer(zone)
   t.teardown(() => dns.close())
   let clock = 1_000_000
-  const check = createDnsCheck({ servers: [dns.server], timeout: 300, tries: 1, now: () => clock, cache: { positiveTtl: 1000, negativeTtl: 500, unknownTtl: 100 } })
+  const check = createDnsCheck({
+    servers: [dns.server],
+    timeout: 300,
+    tries: 1,
+    now: () => clock,
+    cache: { positiveTtl: 1000, negativeTtl: 500, unknownTtl: 100 }
+  })
   t.teardown(() => check.close())
   await check.check('mx.test-mail.com')
   await check.check('missing.com')
@@ -129,5 +152,20 @@ t.test('an injected resolver that never settles is cut off at the deadline', asy
 
 t.test('isGlobalAddress', async (t) => {
   for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) t.ok(isGlobalAddress(ip), ip)
-  for (const ip of ['10.0.0.1', '127.0.0.1', '169.254.1.1', '192.168.1.1', '172.16.0.1', '100.64.0.1', '0.0.0.0', '::', '::1', 'fe80::1', 'fd00::1', '2001:db8::1', '::ffff:127.0.0.1']) t.notOk(isGlobalAddress(ip), ip)
+  for (const ip of [
+    '10.0.0.1',
+    '127.0.0.1',
+    '169.254.1.1',
+    '192.168.1.1',
+    '172.16.0.1',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    '2001:db8::1',
+    '::ffff:127.0.0.1'
+  ])
+    t.notOk(isGlobalAddress(ip), ip)
 })

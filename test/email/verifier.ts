@@ -22,8 +22,16 @@ t.test('full result, trimmed input, IDN queried as punycode', async (t) => {
   const v = createEmailVerifier({ dnsServers: [dns.server], dnsTimeout: 500 })
   t.teardown(() => v.close())
   t.same(await v.verify('  Info@Company.COM \n'), {
-    emailAddress: 'Info@Company.COM', 'the service': false, disposable: false, username: 'Info', domain: 'company.com',
-    dnsCheck: 'Pass', syntexCheck: 'Pass', suggestion: null, role: true, free: false
+    emailAddress: 'Info@Company.COM',
+    'the service': false,
+    disposable: false,
+    username: 'Info',
+    domain: 'company.com',
+    dnsCheck: 'Pass',
+    syntexCheck: 'Pass',
+    suggestion: null,
+    role: true,
+    free: false
   })
   const idn = await v.verify('anna@Bücher.de')
   t.match(idn, { domain: 'bücher.de', dnsCheck: 'Pass', syntexCheck: 'Pass' })
@@ -62,8 +70,22 @@ t.test('a silent or hanging resolver never holds verify past the deadline', asyn
   started = Date.now()
   const results = await Promise.all([hang.verify('a@x-one.com'), hang.verify('b@mailinator.com')])
   t.ok(Date.now() - started < 160, 'hanging resolver')
-  t.same(results.map((r) => [r.dnsCheck, r.disposable]), [['Unknown', false], ['Unknown', true]])
-  const rejecting = createEmailVerifier({ resolver: { resolveMx: async () => { throw new Error('boom') }, resolve4: async () => [], resolve6: async () => [] } })
+  t.same(
+    results.map((r) => [r.dnsCheck, r.disposable]),
+    [
+      ['Unknown', false],
+      ['Unknown', true]
+    ]
+  )
+  const rejecting = createEmailVerifier({
+    resolver: {
+      resolveMx: async () => {
+        throw new Error('boom')
+      },
+      resolve4: async () => [],
+      resolve6: async () => []
+    }
+  })
   t.match(await rejecting.verify('a@company.com'), { dnsCheck: 'Unknown' })
   hang.close()
   rejecting.close()
@@ -88,7 +110,10 @@ t.test('MX learning flags a new domain on a disposable mail host, never a shared
 })
 
 t.test('disposable allow and block options', async (t) => {
-  const v = createEmailVerifier({ resolver: { resolveMx: async () => [{ exchange: 'mx.x.com', priority: 1 }], resolve4: async () => [], resolve6: async () => [] }, disposable: { allow: ['mailinator.com'], block: ['Evil-Temp.com', 'com'] } })
+  const v = createEmailVerifier({
+    resolver: { resolveMx: async () => [{ exchange: 'mx.x.com', priority: 1 }], resolve4: async () => [], resolve6: async () => [] },
+    disposable: { allow: ['mailinator.com'], block: ['Evil-Temp.com', 'com'] }
+  })
   t.match(await v.verify('a@mailinator.com'), { disposable: false })
   t.match(await v.verify('a@x.evil-temp.com'), { disposable: true })
   t.match(await v.verify('a@company.com'), { disposable: false }, 'a public suffix is never blocked')
@@ -98,11 +123,24 @@ t.test('disposable allow and block options', async (t) => {
 t.test('option checks', async (t) => {
   for (const o of [{}, { dnsTimeout: undefined }, Object.create(null)]) t.doesNotThrow(() => createEmailVerifier(o).close())
   const bad: unknown[] = [
-    { dnsTimeout: 0 }, { dnsTimeout: '3000' }, { dnsTimeout: Infinity }, { dnsTries: 1.5 }, { dnsTries: 0 },
-    { dnsServers: [] }, { dnsServers: ['dns.google'] }, { dnsServers: ['1.1.1.1:99999'] }, { dnsServers: '1.1.1.1' },
-    { resolver: {} }, { dnsCache: { max: 0 } }, { dnsCache: { positiveTtl: -1 } }, { dnsCache: 5 },
-    { disposable: { allow: 'x.com' } }, { disposable: { block: [1] } }, { learnMx: 'yes' }, { now: 5 },
-    { resolver: { resolveMx () {}, resolve4 () {}, resolve6 () {} }, dnsServers: ['1.1.1.1'] }
+    { dnsTimeout: 0 },
+    { dnsTimeout: '3000' },
+    { dnsTimeout: Infinity },
+    { dnsTries: 1.5 },
+    { dnsTries: 0 },
+    { dnsServers: [] },
+    { dnsServers: ['dns.google'] },
+    { dnsServers: ['1.1.1.1:99999'] },
+    { dnsServers: '1.1.1.1' },
+    { resolver: {} },
+    { dnsCache: { max: 0 } },
+    { dnsCache: { positiveTtl: -1 } },
+    { dnsCache: 5 },
+    { disposable: { allow: 'x.com' } },
+    { disposable: { block: [1] } },
+    { learnMx: 'yes' },
+    { now: 5 },
+    { resolver: { resolveMx() {}, resolve4() {}, resolve6() {} }, dnsServers: ['1.1.1.1'] }
   ]
   for (const o of bad) {
     // @ts-expect-error deliberately wrong option types

@@ -13,7 +13,16 @@ const namesOnly = { model: 'user_verification', firstname: 'Amélie', lastname: 
 
 async function checkResolverFault(t: Test, dnsServer: string): Promise<void> {
   const store = `sqlite://${t.testdir()}/store.sqlite`
-  const server = await startServe(['--store', store, '--dns-servers', dnsServer, '--dns-timeout', String(dnsTimeout), '--no-demo-key', '--quiet'])
+  const server = await startServe([
+    '--store',
+    store,
+    '--dns-servers',
+    dnsServer,
+    '--dns-timeout',
+    String(dnsTimeout),
+    '--no-demo-key',
+    '--quiet'
+  ])
   t.teardown(() => server.stop('SIGKILL'))
   const { key, id } = await createKey(store, 'pro')
 
@@ -21,18 +30,33 @@ async function checkResolverFault(t: Test, dnsServer: string): Promise<void> {
   const emails = Array.from({ length: 12 }, (_, i) => ({ ...three, email: `jane.doe@acme-mail-${i}.com` }))
   const [emailShots, nameShots] = await Promise.all([
     runLoad({ url: server.url, token: key, bodies: emails, concurrency: 6, maxRequests: 12, durationMs: 20_000, keepBodies: true }),
-    runLoad({ url: server.url, token: key, bodies: [namesOnly], concurrency: 2, maxRequests: 400, durationMs: 1500, keepBodies: true }),
+    runLoad({ url: server.url, token: key, bodies: [namesOnly], concurrency: 2, maxRequests: 400, durationMs: 1500, keepBodies: true })
   ])
-  t.ok(emailShots.every((s) => s.status === 200), 'every request with an email still gets 200')
+  t.ok(
+    emailShots.every((s) => s.status === 200),
+    'every request with an email still gets 200'
+  )
   const results = emailShots.map((s) => s.body?.email_verification)
-  t.ok(results.every((r) => r?.dnsCheck === 'Unknown'), 'dnsCheck is "Unknown" for all of them')
-  t.ok(results.every((r) => r?.syntexCheck === 'Pass' && r?.username === 'jane.doe' && /^acme-mail-\d+\.com$/.test(r?.domain)), 'syntax check and split are unaffected')
-  t.ok(emailShots.every((s) => s.body?.name_verification?.firstname?.prediction === 'LABEL_1'), 'names in the same requests are still verified')
+  t.ok(
+    results.every((r) => r?.dnsCheck === 'Unknown'),
+    'dnsCheck is "Unknown" for all of them'
+  )
+  t.ok(
+    results.every((r) => r?.syntexCheck === 'Pass' && r?.username === 'jane.doe' && /^acme-mail-\d+\.com$/.test(r?.domain)),
+    'syntax check and split are unaffected'
+  )
+  t.ok(
+    emailShots.every((s) => s.body?.name_verification?.firstname?.prediction === 'LABEL_1'),
+    'names in the same requests are still verified'
+  )
   const slowest = Math.max(...emailShots.map((s) => s.ms))
   t.ok(slowest < dnsTimeout + 700, `answered within the DNS deadline (${dnsTimeout} ms) plus overhead: slowest ${slowest.toFixed(0)} ms`)
 
   t.ok(nameShots.length > 10 && nameShots.every((s) => s.status === 200), `name-only requests meanwhile: ${nameShots.length}, all 200`)
-  const p99 = percentile(nameShots.map((s) => s.ms), 99)
+  const p99 = percentile(
+    nameShots.map((s) => s.ms),
+    99
+  )
   t.ok(p99 < 500, `and not slowed by the stalled lookups: p99 ${p99.toFixed(0)} ms`)
   t.equal(await usageOf(store, id), grantedUnits([...emailShots, ...nameShots]), 'units are charged as usual')
 
@@ -59,16 +83,25 @@ t.test('resolver silent: a DNS server that takes queries and never answers', asy
 t.test('one silent zone among answering ones: only that domain is Unknown', async (t) => {
   const dns = await startDnsServer({
     'acme-mail.com': { mx: [{ priority: 10, exchange: 'mx.acme-mail.com' }] },
-    'stalled-mail.com': { silent: true },
+    'stalled-mail.com': { silent: true }
   })
   t.teardown(() => dns.close())
   const store = `sqlite://${t.testdir()}/store.sqlite`
-  const server = await startServe(['--store', store, '--dns-servers', dns.server, '--dns-timeout', String(dnsTimeout), '--no-demo-key', '--quiet'])
+  const server = await startServe([
+    '--store',
+    store,
+    '--dns-servers',
+    dns.server,
+    '--dns-timeout',
+    String(dnsTimeout),
+    '--no-demo-key',
+    '--quiet'
+  ])
   t.teardown(() => server.stop('SIGKILL'))
   const { key } = await createKey(store, 'pro')
   const [stalled, fine] = await Promise.all([
     shoot(server.url, key, { ...three, email: 'a@stalled-mail.com' }, 10_000, true),
-    shoot(server.url, key, three, 10_000, true),
+    shoot(server.url, key, three, 10_000, true)
   ])
   t.equal(stalled.body?.email_verification?.dnsCheck, 'Unknown')
   t.ok(stalled.ms < dnsTimeout + 700, `within the deadline (${stalled.ms.toFixed(0)} ms)`)

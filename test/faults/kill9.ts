@@ -16,7 +16,16 @@ async function killUnderLoad(t: Test, store: string, redis?: PrivateRedis): Prom
   const server = await startServe(args)
   t.teardown(() => server.stop('SIGKILL'))
   const { key, id } = await createKey(store, 'pro')
-  const load = runLoad({ url: server.url, token: key, bodies: mixedBodies, concurrency, maxRequests: 20_000, durationMs: 2500, timeoutMs: 10_000, stopWhen: (s) => s.status === 0 })
+  const load = runLoad({
+    url: server.url,
+    token: key,
+    bodies: mixedBodies,
+    concurrency,
+    maxRequests: 20_000,
+    durationMs: 2500,
+    timeoutMs: 10_000,
+    stopWhen: (s) => s.status === 0
+  })
   await new Promise((resolve) => setTimeout(resolve, 1200))
   await Promise.all([server.stop('SIGKILL'), redis?.stop('SIGKILL')])
   const shots = await load

@@ -28,7 +28,11 @@ t.test('the shipped model file is corrupt: the server starts, names get 503 with
   const dns = await startDnsServer(structuredClone(testZone))
   t.teardown(() => dns.close())
 
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', store, '--dns-servers', dns.server, '--no-demo-key', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--port', '0', '--store', store, '--dns-servers', dns.server, '--no-demo-key', '--quiet'],
+    { stdio: ['ignore', 'pipe', 'pipe'] }
+  )
   t.teardown(() => child.kill('SIGKILL'))
   let stdout = ''
   let stderr = ''
@@ -59,7 +63,14 @@ t.test('the shipped model file is corrupt: the server starts, names get 503 with
   t.equal(plain.status, 200, 'an email-only request succeeds')
   t.equal(plain.body?.email_verification?.dnsCheck, 'Pass')
 
-  const shots = await runLoad({ url, token: key, bodies: [withNames, emailOnly, nameOnly, emailOnly], concurrency: 8, maxRequests: 200, durationMs: 3000 })
+  const shots = await runLoad({
+    url,
+    token: key,
+    bodies: [withNames, emailOnly, nameOnly, emailOnly],
+    concurrency: 8,
+    maxRequests: 200,
+    durationMs: 3000
+  })
   const counts = byStatus(shots)
   t.equal((counts[200] ?? 0) + (counts[503] ?? 0), shots.length, `only 200 and 503 under load (${JSON.stringify(counts)})`)
   // Bodies go out in turn, so the odd-numbered requests are the email-only ones.
@@ -79,7 +90,7 @@ t.test('the model throws on some names: 503 for those, units given back, the quo
       calls++
       if (value.startsWith('Boom')) throw new Error('model exploded')
       return { value, prediction: 'LABEL_1' as const, confidence: 0.9 }
-    },
+    }
   }
   const api = await startApi({ ...(await testVerifiers(t)), nameVerifier: flaky })
   t.teardown(() => api.close())
@@ -93,12 +104,27 @@ t.test('the model throws on some names: 503 for those, units given back, the quo
   t.ok(calls > 0, 'the model was really called')
 
   // 22 units of good requests, then failures must not eat the last 3.
-  for (let i = 0; i < 11; i++) t.equal((await api.post({ model: 'user_verification', firstname: 'Jane', lastname: 'Doe' }, { token: key })).status, 200)
-  for (let i = 0; i < 5; i++) t.equal((await api.post({ model: 'user_verification', email: 'a@acme-mail.com', firstname: 'Boom', lastname: 'X' }, { token: key })).status, 503)
+  for (let i = 0; i < 11; i++)
+    t.equal((await api.post({ model: 'user_verification', firstname: 'Jane', lastname: 'Doe' }, { token: key })).status, 200)
+  for (let i = 0; i < 5; i++)
+    t.equal(
+      (await api.post({ model: 'user_verification', email: 'a@acme-mail.com', firstname: 'Boom', lastname: 'X' }, { token: key })).status,
+      503
+    )
   t.equal(await api.stores.quota.get(id, period), 22)
-  t.equal((await api.post({ model: 'user_verification', email: 'a@acme-mail.com', firstname: 'Ann', lastname: 'Lee' }, { token: key })).status, 200, 'the last 3 units are still there')
+  t.equal(
+    (await api.post({ model: 'user_verification', email: 'a@acme-mail.com', firstname: 'Ann', lastname: 'Lee' }, { token: key })).status,
+    200,
+    'the last 3 units are still there'
+  )
   t.equal((await api.post({ model: 'user_verification', email: 'a@acme-mail.com' }, { token: key })).status, 402)
   t.match(api.middleware.metrics(), { unitsRefunded: 18 })
-  t.ok(api.logger.lines.some((l) => l.includes('ERR_UV_VERIFIER')), 'the failure is logged with its code')
-  t.notOk(api.logger.lines.some((l) => l.includes('Boom') || l.includes(key)), 'without the name or the key')
+  t.ok(
+    api.logger.lines.some((l) => l.includes('ERR_UV_VERIFIER')),
+    'the failure is logged with its code'
+  )
+  t.notOk(
+    api.logger.lines.some((l) => l.includes('Boom') || l.includes(key)),
+    'without the name or the key'
+  )
 })

@@ -28,15 +28,24 @@ async function sigtermUnderLoad(t: Test, store: string): Promise<void> {
 
   const counts = byStatus(shots)
   t.comment(`answers: ${JSON.stringify(counts)}`)
-  t.ok(shots.every((s) => s.status === 200 || s.status === 0), 'every answer is a 200; the rest found the port closed (no 5xx, nothing half-done)')
+  t.ok(
+    shots.every((s) => s.status === 200 || s.status === 0),
+    'every answer is a 200; the rest found the port closed (no 5xx, nothing half-done)'
+  )
   const inFlight = shots.filter((s) => s.start < signalAt - 20 && s.start + s.ms > signalAt)
   t.ok(inFlight.length >= 5, `requests were in flight when the signal landed (${inFlight.length})`)
-  t.ok(inFlight.every((s) => s.status === 200), 'and every one of them finished with 200')
+  t.ok(
+    inFlight.every((s) => s.status === 200),
+    'and every one of them finished with 200'
+  )
   const late = shots.filter((s) => s.start > signalAt + 50)
   // A request that raced the signal on a still-open keep-alive socket may be answered (with
   // Connection: close); everything else must find the server gone.
   const lateServed = late.filter((s) => s.status !== 0)
-  t.ok(lateServed.every((s) => s.status === 200), `requests sent after the signal are refused or finished (${JSON.stringify(byStatus(late))})`)
+  t.ok(
+    lateServed.every((s) => s.status === 200),
+    `requests sent after the signal are refused or finished (${JSON.stringify(byStatus(late))})`
+  )
   t.ok(lateServed.length <= late.length / 20, `and nearly all are refused (${lateServed.length} of ${late.length} served)`)
   t.equal(await usageOf(store, id), grantedUnits(shots), 'usage after the stop equals the units of the 200s exactly')
 }

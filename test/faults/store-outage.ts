@@ -27,7 +27,15 @@ async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promis
 
   let downAt = 0
   let upAt = 0
-  const load = runLoad({ url: (i) => servers[i % 2]!.url, token: pro.key, bodies: mixedBodies, concurrency: 8, maxRequests: 20_000, durationMs: 1000 + outageMs + 2500, timeoutMs: 15_000 })
+  const load = runLoad({
+    url: (i) => servers[i % 2]!.url,
+    token: pro.key,
+    bodies: mixedBodies,
+    concurrency: 8,
+    maxRequests: 20_000,
+    durationMs: 1000 + outageMs + 2500,
+    timeoutMs: 15_000
+  })
   await new Promise((resolve) => setTimeout(resolve, 1000))
   downAt = performance.now()
   await fault.down()
@@ -37,18 +45,41 @@ async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promis
   const shots = await load
 
   const counts = byStatus(shots)
-  t.comment(`answers: ${JSON.stringify(counts)}; store down for ${Math.round(upAt - downAt)} ms; latency of 200s p50 ${percentile(shots.filter((s) => s.status === 200).map((s) => s.ms), 50).toFixed(0)} ms, max ${Math.max(...shots.map((s) => s.ms)).toFixed(0)} ms`)
+  t.comment(
+    `answers: ${JSON.stringify(counts)}; store down for ${Math.round(upAt - downAt)} ms; latency of 200s p50 ${percentile(
+      shots.filter((s) => s.status === 200).map((s) => s.ms),
+      50
+    ).toFixed(0)} ms, max ${Math.max(...shots.map((s) => s.ms)).toFixed(0)} ms`
+  )
   t.notOk(counts[500], 'never a 500')
   t.notOk(counts[0], 'never a hang or a dropped connection (client timeout 15 s)')
-  t.ok(Object.keys(counts).every((status) => status === '200' || status === '503'), 'only 200 and 503 answers')
+  t.ok(
+    Object.keys(counts).every((status) => status === '200' || status === '503'),
+    'only 200 and 503 answers'
+  )
   const unavailable = shots.filter((s) => s.status === 503)
   t.ok(unavailable.length > 0, 'the outage really hit requests')
-  t.ok(unavailable.every((s) => s.detail === 'Tool service unavailable' && s.retryAfter !== null && Number(s.retryAfter) > 0), '503s say Tool service unavailable with Retry-After')
+  t.ok(
+    unavailable.every((s) => s.detail === 'Tool service unavailable' && s.retryAfter !== null && Number(s.retryAfter) > 0),
+    '503s say Tool service unavailable with Retry-After'
+  )
   const slowest = Math.max(...shots.map((s) => s.ms))
-  t.ok(slowest < 3500, `no request waits past the store's 2 s command timeout (+1.5 s): slowest ${slowest.toFixed(0)} ms, 503 p99 ${percentile(unavailable.map((s) => s.ms), 99).toFixed(0)} ms`)
-  t.ok(shots.some((s) => s.status === 200 && s.start > upAt), 'service resumed by itself while the load was still running')
+  t.ok(
+    slowest < 3500,
+    `no request waits past the store's 2 s command timeout (+1.5 s): slowest ${slowest.toFixed(0)} ms, 503 p99 ${percentile(
+      unavailable.map((s) => s.ms),
+      99
+    ).toFixed(0)} ms`
+  )
+  t.ok(
+    shots.some((s) => s.status === 200 && s.start > upAt),
+    'service resumed by itself while the load was still running'
+  )
   const outside = shots.filter((s) => s.start + s.ms < downAt || s.start > upAt + 1000)
-  t.ok(outside.every((s) => s.status === 200), `before the outage, and from 1 s after the store returned, every answer is 200 (${outside.length} requests)`)
+  t.ok(
+    outside.every((s) => s.status === 200),
+    `before the outage, and from 1 s after the store returned, every answer is 200 (${outside.length} requests)`
+  )
 
   // A unit counts only with its 200: nothing acknowledged may be lost, and a consume whose reply was
   // lost to the outage is undone once the store is back (QuotaCompensation + QuotaStore.cancel).
@@ -80,4 +111,3 @@ t.test('PostgreSQL stopped (pg_ctl -m fast) mid-load and restarted', { skip: pos
   t.teardown(() => pg.close())
   await outageUnderLoad(t, { store: pg.url, down: () => pg.stop('fast'), up: () => pg.start() }, 2000)
 })
-

@@ -38,7 +38,7 @@ t.test('400 No valid data when every field is empty, whitespace, null or absent'
     { model: 'user_verification' },
     { model: 'user_verification', email: '', firstname: '', lastname: '' },
     { model: 'user_verification', email: '   ', firstname: '\t', lastname: '\n ' },
-    { model: 'user_verification', email: null, firstname: null, lastname: null },
+    { model: 'user_verification', email: null, firstname: null, lastname: null }
   ]
   const before = await api.stores.quota.get(id, currentPeriod())
   for (const body of bodies) {
@@ -75,7 +75,14 @@ t.test('413 also when the host app parsed the body already', async (t) => {
 })
 
 t.test('503 with Retry-After when the name model throws; units given back; email-only still works', async (t) => {
-  const broken = await startApi({ ...verifiers, nameVerifier: { predict: () => { throw new Error('model exploded') } } })
+  const broken = await startApi({
+    ...verifiers,
+    nameVerifier: {
+      predict: () => {
+        throw new Error('model exploded')
+      }
+    }
+  })
   t.teardown(() => broken.close())
   const issued = await broken.key('free')
   const reply = await broken.post({ model: 'user_verification', email: 'jane@acme-mail.com', firstname: 'Jane' }, { token: issued.key })
@@ -94,7 +101,9 @@ t.test('503 when the quota store fails, and nothing consumed', async (t) => {
   t.teardown(() => failing.close())
   const issued = await failing.key('free')
   const consume = failing.stores.quota.consume.bind(failing.stores.quota)
-  failing.stores.quota.consume = async () => { throw new Error('connection lost') }
+  failing.stores.quota.consume = async () => {
+    throw new Error('connection lost')
+  }
   const reply = await failing.post(ok, { token: issued.key })
   t.equal(reply.status, 503)
   t.equal(reply.headers.get('retry-after'), '5')
@@ -106,7 +115,9 @@ t.test('503 when the key store fails (never a 401 that looks like a bad key)', a
   const failing = await startApi(verifiers)
   t.teardown(() => failing.close())
   const issued = await failing.key('free')
-  failing.stores.keys.getByHash = async () => { throw new Error('timeout') }
+  failing.stores.keys.getByHash = async () => {
+    throw new Error('timeout')
+  }
   const reply = await failing.post(ok, { token: issued.key })
   t.equal(reply.status, 503)
   t.strictSame(reply.body, { detail: 'Tool service unavailable' })

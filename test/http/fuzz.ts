@@ -23,7 +23,9 @@ t.comment(`fast-check seed ${seed} (rerun with UV_FUZZ_SEED=${seed})`)
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
 
-const prototypesBefore = [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join())
+const prototypesBefore = [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) =>
+  Object.getOwnPropertyNames(p).sort().join()
+)
 
 // The standalone server's app (helmet, JSON 404, error handler) around the real middleware,
 // on memory stores, with the loopback DNS server; a small DNS cache so it fills during warm-up.
@@ -76,7 +78,8 @@ function checkApiResponse(response: RawResponse, path = '/api/v1'): string | und
   // Health, metrics and the dashboard answer in their own formats; only their errors follow the API's.
   if (status < 400 && !/^\/api\/v1\/?(\?|$)/.test(path)) return undefined
   if (!apiStatuses.has(status)) return `unexpected status ${status}`
-  if (!/^application\/json/.test(response.headers['content-type'] ?? '')) return `status ${status} without a JSON content type: ${response.body.slice(0, 200)}`
+  if (!/^application\/json/.test(response.headers['content-type'] ?? ''))
+    return `status ${status} without a JSON content type: ${response.body.slice(0, 200)}`
   let body: unknown
   try {
     body = JSON.parse(response.body)
@@ -95,39 +98,78 @@ const pollutionKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'val
 const bodyKeys = ['model', 'email', 'firstname', 'lastname']
 
 const controlChars = fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 20 })
-const loneSurrogates = fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 4 })
+const loneSurrogates = fc.string({
+  unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+  minLength: 1,
+  maxLength: 4
+})
 const anyText = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
   { weight: 1, arbitrary: controlChars },
   { weight: 1, arbitrary: loneSurrogates },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t\n', '\u00a0', '\u200b', '\ufeff', 'null', 'undefined', 'NaN', '0', '-0', '1e999', 'true', '[]', '{}') },
-  { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double()).map(String) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\t\n',
+      '\u00a0',
+      '\u200b',
+      '\ufeff',
+      'null',
+      'undefined',
+      'NaN',
+      '0',
+      '-0',
+      '1e999',
+      'true',
+      '[]',
+      '{}'
+    )
+  },
+  { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double()).map(String) }
 )
-const hugeText = fc.tuple(fc.integer({ min: 200, max: 6000 }), fc.constantFrom('a', 'é', '😀', ' ', '\u0000', '.', '@', '\\', '"')).map(([n, c]) => c.repeat(n))
+const hugeText = fc
+  .tuple(fc.integer({ min: 200, max: 6000 }), fc.constantFrom('a', 'é', '😀', ' ', '\u0000', '.', '@', '\\', '"'))
+  .map(([n, c]) => c.repeat(n))
 const emailText = fc.oneof(
   fc.emailAddress(),
-  fc.tuple(fc.string({ maxLength: 20 }), fc.constantFrom(...Object.keys(testZone), 'gmail.com', 'mailinator.com', 'localhost', 'xn--nxasmq6b.com', 'b.c', '')).map(([local, domain]) => `${local}@${domain}`),
-  fc.tuple(anyText, anyText).map(([local, domain]) => `${local}@${domain}`),
+  fc
+    .tuple(
+      fc.string({ maxLength: 20 }),
+      fc.constantFrom(...Object.keys(testZone), 'gmail.com', 'mailinator.com', 'localhost', 'xn--nxasmq6b.com', 'b.c', '')
+    )
+    .map(([local, domain]) => `${local}@${domain}`),
+  fc.tuple(anyText, anyText).map(([local, domain]) => `${local}@${domain}`)
 )
-const nameText = fc.oneof(fc.constantFrom('Jane', 'Zoë', 'José María', "O'Brien", 'Nguyễn', 'Иван', '李', 'محمد', 'asdf', 'test', 'n/a', 'x'.repeat(300)), anyText)
+const nameText = fc.oneof(
+  fc.constantFrom('Jane', 'Zoë', 'José María', "O'Brien", 'Nguyễn', 'Иван', '李', 'محمد', 'asdf', 'test', 'n/a', 'x'.repeat(300)),
+  anyText
+)
 
 /** Numbers as JSON text, including ones JSON.parse turns into Infinity, -0 or lossy values. */
 const numberText = fc.oneof(
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
-  fc.constantFrom('1e999', '-1e999', '-0', '0.0000000000000000000001', '123456789012345678901234567890', '1E+2', '9007199254740993'),
+  fc.constantFrom('1e999', '-1e999', '-0', '0.0000000000000000000001', '123456789012345678901234567890', '1E+2', '9007199254740993')
 )
 
 /** JSON text of any type and depth; keys include pollution keys and duplicates (serialized by hand so `__proto__` stays an own key). */
 const { jsonText } = fc.letrec<{ jsonText: string; leaf: string; array: string; object: string }>((tie) => ({
-  leaf: fc.oneof(anyText.map((s) => JSON.stringify(s)), numberText, fc.constantFrom('true', 'false', 'null')),
+  leaf: fc.oneof(
+    anyText.map((s) => JSON.stringify(s)),
+    numberText,
+    fc.constantFrom('true', 'false', 'null')
+  ),
   array: fc.array(tie('jsonText'), { maxLength: 5 }).map((items) => `[${items.join(',')}]`),
   object: fc
-    .array(fc.tuple(fc.oneof(fc.constantFrom(...pollutionKeys, ...bodyKeys), fc.string({ maxLength: 8 })), tie('jsonText')), { maxLength: 6 })
+    .array(fc.tuple(fc.oneof(fc.constantFrom(...pollutionKeys, ...bodyKeys), fc.string({ maxLength: 8 })), tie('jsonText')), {
+      maxLength: 6
+    })
     .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
-  jsonText: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), tie('array'), tie('object')),
+  jsonText: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), tie('array'), tie('object'))
 }))
 
 /** A member value: strings of every kind (the usual case), or any other JSON. */
@@ -135,18 +177,21 @@ const fieldValue = fc.oneof(
   { weight: 6, arbitrary: fc.oneof(anyText, emailText, nameText).map((s) => JSON.stringify(s)) },
   { weight: 1, arbitrary: hugeText.map((s) => JSON.stringify(s)) },
   { weight: 1, arbitrary: numberText.map((n) => JSON.stringify(n)) },
-  { weight: 2, arbitrary: jsonText },
+  { weight: 2, arbitrary: jsonText }
 )
 
 /** A request body object: `model` mostly right, any subset of the fields, extra and pollution keys. */
 const bodyObject = fc
   .record({
-    model: fc.option(fc.oneof({ weight: 5, arbitrary: fc.constant('"user_verification"') }, { weight: 1, arbitrary: fieldValue }), { nil: undefined, freq: 5 }),
+    model: fc.option(fc.oneof({ weight: 5, arbitrary: fc.constant('"user_verification"') }, { weight: 1, arbitrary: fieldValue }), {
+      nil: undefined,
+      freq: 5
+    }),
     email: fc.option(fieldValue, { nil: undefined }),
     firstname: fc.option(fieldValue, { nil: undefined }),
     lastname: fc.option(fieldValue, { nil: undefined }),
     extra: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...pollutionKeys), fc.string({ maxLength: 10 })), jsonText), { maxLength: 3 }),
-    order: fc.boolean(),
+    order: fc.boolean()
   })
   .map(({ model, email, firstname, lastname, extra, order }) => {
     const members = Object.entries({ model, email, firstname, lastname }).filter(([, v]) => v !== undefined) as Array<[string, string]>
@@ -166,8 +211,21 @@ const brokenText = fc.oneof(
   bodyObject.chain((text) => fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut))),
   fc.tuple(bodyObject, fc.constantFrom('x', '}', ',', ' // c', '\u0000', '{}')).map(([text, tail]) => text + tail),
   bodyObject.map((text) => '\ufeff' + text),
-  fc.constantFrom("{'model':'user_verification'}", '{"model":"user_verification",}', '{model:1}', '{"a":1 /* c */}', '[1,]', '"unterminated', '{"a":"\\x"}', '{"a":"\\u12"}', 'NaN', 'Infinity', '-', '01'),
-  fc.string({ maxLength: 60 }),
+  fc.constantFrom(
+    "{'model':'user_verification'}",
+    '{"model":"user_verification",}',
+    '{model:1}',
+    '{"a":1 /* c */}',
+    '[1,]',
+    '"unterminated',
+    '{"a":"\\x"}',
+    '{"a":"\\u12"}',
+    'NaN',
+    'Infinity',
+    '-',
+    '01'
+  ),
+  fc.string({ maxLength: 60 })
 )
 
 /** Body bytes: valid JSON objects mostly, then everything else, incl. invalid UTF-8 and oversize. */
@@ -178,41 +236,105 @@ const bodyBytes = fc.oneof(
   { weight: 1, arbitrary: deepText.map((s) => Buffer.from(s, 'utf8')) },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 80 }).map((a) => Buffer.from(a)) },
   { weight: 1, arbitrary: bodyObject.map((s) => Buffer.from(s.replace(/"user_verification"/, '"user_\xff\xfe_verification"'), 'latin1')) },
-  { weight: 1, arbitrary: fc.integer({ min: 16 * 1024 - 64, max: 40 * 1024 }).map((n) => Buffer.from(`{"model":"user_verification","email":"${'a'.repeat(n)}"}`)) },
-  { weight: 1, arbitrary: fc.constant(Buffer.alloc(0)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 16 * 1024 - 64, max: 40 * 1024 })
+      .map((n) => Buffer.from(`{"model":"user_verification","email":"${'a'.repeat(n)}"}`))
+  },
+  { weight: 1, arbitrary: fc.constant(Buffer.alloc(0)) }
 )
 
 /** Header values a well-formed request may carry (tab, visible ASCII, obs-text). */
-const headerValue = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
-  fc.string({ unit: fc.oneof(fc.constant('\t'), fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c))), maxLength: 30 }),
-  fc.integer({ min: 1000, max: 2500 }).map((n) => 'x'.repeat(n)),
-).map((v) => v.trim())
-const tokenChar = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&\'*+-.^_`|~')
-const headerName = fc.oneof(fc.string({ unit: tokenChar, minLength: 1, maxLength: 20 }), fc.constantFrom('__proto__', 'constructor', 'x-api-token', 'X-API-TOKEN', 'content-type', 'accept', 'x-forwarded-for', 'cookie'))
+const headerValue = fc
+  .oneof(
+    fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
+    fc.string({
+      unit: fc.oneof(
+        fc.constant('\t'),
+        fc
+          .integer({ min: 0x20, max: 0xff })
+          .filter((c) => c !== 0x7f)
+          .map((c) => String.fromCharCode(c))
+      ),
+      maxLength: 30
+    }),
+    fc.integer({ min: 1000, max: 2500 }).map((n) => 'x'.repeat(n))
+  )
+  .map((v) => v.trim())
+const tokenChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~")
+const headerName = fc.oneof(
+  fc.string({ unit: tokenChar, minLength: 1, maxLength: 20 }),
+  fc.constantFrom('__proto__', 'constructor', 'x-api-token', 'X-API-TOKEN', 'content-type', 'accept', 'x-forwarded-for', 'cookie')
+)
 
 const token = fc.oneof(
   { weight: 6, arbitrary: fc.constant(key) },
   { weight: 1, arbitrary: fc.constant(revoked.key) },
   { weight: 1, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', key + ' ', key.toUpperCase(), 'uv_', '__proto__', 'constructor', '0', 'null') },
-  { weight: 2, arbitrary: headerValue },
+  { weight: 2, arbitrary: headerValue }
 )
 const contentType = fc.option(
   fc.oneof(
     { weight: 6, arbitrary: fc.constant('application/json') },
-    { weight: 3, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'application/json; charset=UTF-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json; charset=bogus', 'application/json; charset', ';;', 'application/json;charset="utf-8"') },
-    { weight: 1, arbitrary: headerValue },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        'application/json; charset=utf-8',
+        'application/json; charset=UTF-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+        'application/json; charset=bogus',
+        'application/json; charset',
+        ';;',
+        'application/json;charset="utf-8"'
+      )
+    },
+    { weight: 1, arbitrary: headerValue }
   ),
-  { nil: undefined, freq: 8 },
+  { nil: undefined, freq: 8 }
 )
-const contentEncoding = fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip') })
+const contentEncoding = fc.oneof(
+  { weight: 12, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip') }
+)
 const path = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom('/api/v1', '/api/v1/') },
-  { weight: 2, arbitrary: fc.constantFrom('/api/v1?x=1', '/api/v1/x', '/api/v1/%zz', '/api/%E0%A4%A', '/API/V1', '/api/v1//', '/api/v1/..', '/%2e%2e/api/v1', '/api/v1;x', '/api/v1#f', '/healthz', '/readyz', '/metrics', '/dashboard', '/dashboard/', '/dashboard/api/usage', '/', '/nope', '/api/v1/__proto__', '/api/v1?__proto__[polluted]=1') },
-  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'abc/%?&=#._~-'), maxLength: 30 }).map((p) => '/' + p) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '/api/v1?x=1',
+      '/api/v1/x',
+      '/api/v1/%zz',
+      '/api/%E0%A4%A',
+      '/API/V1',
+      '/api/v1//',
+      '/api/v1/..',
+      '/%2e%2e/api/v1',
+      '/api/v1;x',
+      '/api/v1#f',
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      '/dashboard',
+      '/dashboard/',
+      '/dashboard/api/usage',
+      '/',
+      '/nope',
+      '/api/v1/__proto__',
+      '/api/v1?__proto__[polluted]=1'
+    )
+  },
+  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'abc/%?&=#._~-'), maxLength: 30 }).map((p) => '/' + p) }
 )
-const method = fc.oneof({ weight: 12, arbitrary: fc.constant('POST') }, { weight: 2, arbitrary: fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'SEARCH', 'QUERY', 'PURGE') })
+const method = fc.oneof(
+  { weight: 12, arbitrary: fc.constant('POST') },
+  { weight: 2, arbitrary: fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'SEARCH', 'QUERY', 'PURGE') }
+)
 
 interface Case {
   method: string
@@ -222,7 +344,16 @@ interface Case {
 }
 
 const wellFramed = fc
-  .record({ method, path, token, contentType, contentEncoding, extra: fc.array(fc.tuple(headerName, headerValue), { maxLength: 4 }), body: bodyBytes, gzipBody: fc.boolean() })
+  .record({
+    method,
+    path,
+    token,
+    contentType,
+    contentEncoding,
+    extra: fc.array(fc.tuple(headerName, headerValue), { maxLength: 4 }),
+    body: bodyBytes,
+    gzipBody: fc.boolean()
+  })
   .map(({ method, path, token, contentType, contentEncoding, extra, body, gzipBody }): Case => {
     const headers: Array<[string, string]> = [['Host', '127.0.0.1']]
     for (const [name, value] of extra) {
@@ -257,7 +388,11 @@ async function sendCase(c: Case): Promise<RawResponse> {
 }
 
 const bodyOnly = fc.record({ token, body: bodyBytes }).map(({ token, body }): Case => {
-  const headers: Array<[string, string]> = [['Host', '127.0.0.1'], ['Content-Type', 'application/json'], ['Content-Length', String(body.length)]]
+  const headers: Array<[string, string]> = [
+    ['Host', '127.0.0.1'],
+    ['Content-Type', 'application/json'],
+    ['Content-Length', String(body.length)]
+  ]
   if (token !== undefined) headers.push(['X-API-Token', token])
   return { method: 'POST', path: '/api/v1', headers, body }
 })
@@ -287,7 +422,7 @@ t.test('warm-up: bodies to the endpoint (fills caches before the memory baseline
       const problem = checkApiResponse(await sendCase(c))
       if (problem !== undefined) record(problems, problem, describe(c))
     }),
-    { numRuns: runs(1500), seed },
+    { numRuns: runs(1500), seed }
   )
   noProblems(t, problems, 'every answer kept the contract')
   baseline = memory()
@@ -302,7 +437,7 @@ t.test('JSON bodies of every type and depth, headers, methods and paths: never a
       const problem = checkApiResponse(await sendCase(c), c.path)
       if (problem !== undefined) record(problems, problem, describe(c))
     }),
-    { numRuns: runs(6000), seed: seed + 1 },
+    { numRuns: runs(6000), seed: seed + 1 }
   )
   noProblems(t, problems, 'every answer kept the contract')
 })
@@ -312,46 +447,156 @@ t.test('the request members: every kind of value in model, email, firstname and 
   await fc.assert(
     fc.asyncProperty(bodyObject, fc.constantFrom(key, revoked.key), async (text, token) => {
       cases++
-      const c: Case = { method: 'POST', path: '/api/v1', headers: [['Host', 'x'], ['Content-Type', 'application/json'], ['X-API-Token', token], ['Content-Length', String(Buffer.byteLength(text))]], body: Buffer.from(text) }
+      const c: Case = {
+        method: 'POST',
+        path: '/api/v1',
+        headers: [
+          ['Host', 'x'],
+          ['Content-Type', 'application/json'],
+          ['X-API-Token', token],
+          ['Content-Length', String(Buffer.byteLength(text))]
+        ],
+        body: Buffer.from(text)
+      }
       const response = await sendCase(c)
       const problem = checkApiResponse(response)
       if (problem !== undefined) return record(problems, problem, describe(c))
       if (response.status === 200) {
         const body = JSON.parse(response.body) as { request_count: unknown; received_data: { model: unknown } }
-        if (body.received_data.model !== 'user_verification' || typeof body.request_count !== 'number' || body.request_count < 1 || body.request_count > 3) {
+        if (
+          body.received_data.model !== 'user_verification' ||
+          typeof body.request_count !== 'number' ||
+          body.request_count < 1 ||
+          body.request_count > 3
+        ) {
           record(problems, `a 200 with a wrong body: ${response.body.slice(0, 300)}`, describe(c))
         }
       }
     }),
-    { numRuns: runs(2500), seed: seed + 2 },
+    { numRuns: runs(2500), seed: seed + 2 }
   )
   noProblems(t, problems, 'every answer kept the contract')
 })
 
 /** Bytes no well-behaved client sends: broken framing, control characters, odd request lines. */
 const rawBytes = fc.oneof(
-  fc.tuple(fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 12 }), path).map(([m, p]) => buildRequest(m || 'X', p, [['Host', 'x'], ['Content-Length', '2']], '{}')),
-  fc.tuple(headerName, fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 30 })).map(([n, v]) => buildRequest('POST', '/api/v1', [['Host', 'x'], [n, v], ['X-API-Token', key], ['Content-Length', '2']], '{}')),
-  fc.constantFrom<Array<[string, string]>>(
-    [['Host', 'x'], ['Content-Length', '2'], ['Transfer-Encoding', 'chunked']],
-    [['Host', 'x'], ['Content-Length', '2'], ['Content-Length', '3']],
-    [['Host', 'x'], ['Content-Length', '-1']],
-    [['Host', 'x'], ['Content-Length', '0x10']],
-    [['Host', 'x'], ['Content-Length', '99999999999999999999']],
-    [['Host', 'x'], ['Transfer-Encoding', 'gzip, chunked']],
-    [['Host', 'x'], ['Transfer-Encoding', 'chunked, identity']],
-    [['Content-Length', '2']],
-    [['Host', 'x'], ['Host', 'y'], ['Content-Length', '2']],
-    [['Host', 'x'], ['Expect', 'something-else'], ['Content-Length', '2']],
-    [['Host', 'x'], [' Content-Length', '2']],
-    [['Host', 'x'], ['Content-Length ', '2']],
-  ).map((headers) => buildRequest('POST', '/api/v1', headers, '{}')),
-  fc.tuple(fc.constantFrom('zz', '-1', '1;ext="', 'ffffffffffffffffff', '2\r\n{}\r\n0'), fc.uint8Array({ maxLength: 20 })).map(([size, junk]) =>
-    Buffer.concat([buildRequest('POST', '/api/v1', [['Host', 'x'], ['Transfer-Encoding', 'chunked'], ['X-API-Token', key]]), Buffer.from(`${size}\r\n`), Buffer.from(junk), Buffer.from('\r\n0\r\n\r\n')]),
+  fc.tuple(fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 12 }), path).map(([m, p]) =>
+    buildRequest(
+      m || 'X',
+      p,
+      [
+        ['Host', 'x'],
+        ['Content-Length', '2']
+      ],
+      '{}'
+    )
   ),
-  fc.constantFrom('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'POST /api/v1 HTTP/1.1\nHost: x\nContent-Length: 2\n\n{}', 'POST /api/v1 HTTP/3.0\r\nHost: x\r\n\r\n', 'POST /api/v1\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n', '\r\n\r\n\r\n\r\n', 'CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n').map((s) => Buffer.from(s, 'latin1')),
+  fc
+    .tuple(headerName, fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 30 }))
+    .map(([n, v]) =>
+      buildRequest(
+        'POST',
+        '/api/v1',
+        [
+          ['Host', 'x'],
+          [n, v],
+          ['X-API-Token', key],
+          ['Content-Length', '2']
+        ],
+        '{}'
+      )
+    ),
+  fc
+    .constantFrom<Array<[string, string]>>(
+      [
+        ['Host', 'x'],
+        ['Content-Length', '2'],
+        ['Transfer-Encoding', 'chunked']
+      ],
+      [
+        ['Host', 'x'],
+        ['Content-Length', '2'],
+        ['Content-Length', '3']
+      ],
+      [
+        ['Host', 'x'],
+        ['Content-Length', '-1']
+      ],
+      [
+        ['Host', 'x'],
+        ['Content-Length', '0x10']
+      ],
+      [
+        ['Host', 'x'],
+        ['Content-Length', '99999999999999999999']
+      ],
+      [
+        ['Host', 'x'],
+        ['Transfer-Encoding', 'gzip, chunked']
+      ],
+      [
+        ['Host', 'x'],
+        ['Transfer-Encoding', 'chunked, identity']
+      ],
+      [['Content-Length', '2']],
+      [
+        ['Host', 'x'],
+        ['Host', 'y'],
+        ['Content-Length', '2']
+      ],
+      [
+        ['Host', 'x'],
+        ['Expect', 'something-else'],
+        ['Content-Length', '2']
+      ],
+      [
+        ['Host', 'x'],
+        [' Content-Length', '2']
+      ],
+      [
+        ['Host', 'x'],
+        ['Content-Length ', '2']
+      ]
+    )
+    .map((headers) => buildRequest('POST', '/api/v1', headers, '{}')),
+  fc
+    .tuple(fc.constantFrom('zz', '-1', '1;ext="', 'ffffffffffffffffff', '2\r\n{}\r\n0'), fc.uint8Array({ maxLength: 20 }))
+    .map(([size, junk]) =>
+      Buffer.concat([
+        buildRequest('POST', '/api/v1', [
+          ['Host', 'x'],
+          ['Transfer-Encoding', 'chunked'],
+          ['X-API-Token', key]
+        ]),
+        Buffer.from(`${size}\r\n`),
+        Buffer.from(junk),
+        Buffer.from('\r\n0\r\n\r\n')
+      ])
+    ),
+  fc
+    .constantFrom(
+      'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+      'POST /api/v1 HTTP/1.1\nHost: x\nContent-Length: 2\n\n{}',
+      'POST /api/v1 HTTP/3.0\r\nHost: x\r\n\r\n',
+      'POST /api/v1\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n',
+      '\r\n\r\n\r\n\r\n',
+      'CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n'
+    )
+    .map((s) => Buffer.from(s, 'latin1')),
   fc.uint8Array({ minLength: 1, maxLength: 200 }).map((a) => Buffer.concat([Buffer.from(a), Buffer.from('\r\n\r\n')])),
-  fc.integer({ min: 16 * 1024, max: 80 * 1024 }).map((n) => buildRequest('POST', '/api/v1', [['Host', 'x'], ['X-Big', 'b'.repeat(n)], ['Content-Length', '2']], '{}')),
+  fc.integer({ min: 16 * 1024, max: 80 * 1024 }).map((n) =>
+    buildRequest(
+      'POST',
+      '/api/v1',
+      [
+        ['Host', 'x'],
+        ['X-Big', 'b'.repeat(n)],
+        ['Content-Length', '2']
+      ],
+      '{}'
+    )
+  )
 )
 
 t.test('raw sockets: broken framing, invalid bytes, odd methods and headers never get a 5xx and never stop the server', async (t) => {
@@ -380,11 +625,24 @@ t.test('raw sockets: broken framing, invalid bytes, odd methods and headers neve
         if (![400, 413, 417, 431, 505].includes(response.status)) record(problems, `parser answered ${response.status}`, shown)
       }
     }),
-    { numRuns: runs(800), seed: seed + 3 },
+    { numRuns: runs(800), seed: seed + 3 }
   )
   noProblems(t, problems, 'no 5xx, and every app answer kept the contract')
   t.comment(`HTTP-parser answers without a JSON body: ${JSON.stringify(Object.fromEntries(parserAnswers))}`)
-  const after = await rawRequest(target, buildRequest('POST', '/api/v1', [['Host', 'x'], ['Content-Type', 'application/json'], ['X-API-Token', key], ['Content-Length', '49']], '{"model":"user_verification","email":"a@b.co.uk"}'))
+  const after = await rawRequest(
+    target,
+    buildRequest(
+      'POST',
+      '/api/v1',
+      [
+        ['Host', 'x'],
+        ['Content-Type', 'application/json'],
+        ['X-API-Token', key],
+        ['Content-Length', '49']
+      ],
+      '{"model":"user_verification","email":"a@b.co.uk"}'
+    )
+  )
   t.equal(after.status, 200, 'the server still answers a good request')
 })
 
@@ -400,28 +658,48 @@ t.test('prototype pollution: keys like __proto__ and constructor at any depth ch
   await fc.assert(
     fc.asyncProperty(polluter, async (text) => {
       cases++
-      const c: Case = { method: 'POST', path: '/api/v1', headers: [['Host', 'x'], ['Content-Type', 'application/json'], ['X-API-Token', key], ['__proto__', 'polluted'], ['Content-Length', String(Buffer.byteLength(text))]], body: Buffer.from(text) }
+      const c: Case = {
+        method: 'POST',
+        path: '/api/v1',
+        headers: [
+          ['Host', 'x'],
+          ['Content-Type', 'application/json'],
+          ['X-API-Token', key],
+          ['__proto__', 'polluted'],
+          ['Content-Length', String(Buffer.byteLength(text))]
+        ],
+        body: Buffer.from(text)
+      }
       const problem = checkApiResponse(await sendCase(c))
       if (problem !== undefined) record(problems, problem, describe(c))
       if (({} as { polluted?: unknown }).polluted !== undefined) record(problems, 'Object.prototype polluted', describe(c))
     }),
-    { numRuns: runs(500), seed: seed + 4 },
+    { numRuns: runs(500), seed: seed + 4 }
   )
   noProblems(t, problems, 'every answer kept the contract')
   t.equal(({} as { polluted?: unknown }).polluted, undefined, '({}).polluted is undefined')
   t.equal(([] as unknown as { polluted?: unknown }).polluted, undefined, '[].polluted is undefined')
-  const prototypesAfter = [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join())
+  const prototypesAfter = [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) =>
+    Object.getOwnPropertyNames(p).sort().join()
+  )
   t.strictSame(prototypesAfter, prototypesBefore, 'no built-in prototype gained a property')
 })
 
 t.test('regressions found by fuzzing', async (t) => {
   const send = (text: string | Buffer, extra: Array<[string, string]> = []) => {
     const body = typeof text === 'string' ? Buffer.from(text) : text
-    return connection.send(buildRequest('POST', '/api/v1', [['Host', 'x'], ['Content-Type', 'application/json'], ['X-API-Token', key], ...extra, ['Content-Length', String(body.length)]], body))
+    return connection.send(
+      buildRequest(
+        'POST',
+        '/api/v1',
+        [['Host', 'x'], ['Content-Type', 'application/json'], ['X-API-Token', key], ...extra, ['Content-Length', String(body.length)]],
+        body
+      )
+    )
   }
   for (const [name, text] of [
     ['deeply nested array as the body', '['.repeat(8000) + ']'.repeat(8000)],
-    ['deeply nested array as the model', `{"model":${'['.repeat(7000)}${']'.repeat(7000)}}`],
+    ['deeply nested array as the model', `{"model":${'['.repeat(7000)}${']'.repeat(7000)}}`]
   ] as const) {
     const response = await send(text)
     t.equal(response.status, 422, `${name}: 422, not ${response.status}`)
@@ -444,9 +722,13 @@ t.test('memory stays flat and nothing leaked into the logs', async (t) => {
   const end = memory()
   const heapGrowth = end.heap + end.external - (baseline.heap + baseline.external)
   const rssGrowth = end.rss - baseline.rss
-  t.comment(`${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s (${(serverMs / 1000).toFixed(1)} s waiting on keep-alive answers); statuses ${JSON.stringify(Object.fromEntries([...tally].sort()))}`)
+  t.comment(
+    `${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s (${(serverMs / 1000).toFixed(1)} s waiting on keep-alive answers); statuses ${JSON.stringify(Object.fromEntries([...tally].sort()))}`
+  )
   const mb = (n: number) => (n / 1e6).toFixed(1)
-  t.comment(`after GC: heapUsed ${mb(baseline.heap)} → ${mb(end.heap)} MB, external ${mb(baseline.external)} → ${mb(end.external)} MB, heapTotal ${mb(baseline.heapTotal)} → ${mb(end.heapTotal)} MB, rss ${mb(baseline.rss)} → ${mb(end.rss)} MB`)
+  t.comment(
+    `after GC: heapUsed ${mb(baseline.heap)} → ${mb(end.heap)} MB, external ${mb(baseline.external)} → ${mb(end.external)} MB, heapTotal ${mb(baseline.heapTotal)} → ${mb(end.heapTotal)} MB, rss ${mb(baseline.rss)} → ${mb(end.rss)} MB`
+  )
   // The leak check. After the warm-up the bounded caches (DNS: 200 entries here, MX learning,
   // keys) are full, so a forced GC leaves only what something still holds. JS objects and
   // strings count in heapUsed and Buffers in external. 16 MB is ~1.6 kB per case over ~10k cases,

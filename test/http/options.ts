@@ -28,11 +28,15 @@ t.test('impossible values throw TypeError/RangeError naming the option, with cod
     [{ logger: { warn() {} } }, /`logger` must be an object with warn\(\) and error\(\)/, TypeError],
     [{ store: 42 }, /`store` must be a store URL/, TypeError],
     [{ emailVerifier: {} }, /`emailVerifier`/, TypeError],
-    [{ nameVerifier: { predict: 1 } }, /`nameVerifier`/, TypeError],
+    [{ nameVerifier: { predict: 1 } }, /`nameVerifier`/, TypeError]
   ]
   for (const [input, message, kind] of bad) {
     t.throws(() => resolveOptions(input as never), { message, code: 'ERR_UV_OPTIONS' }, JSON.stringify(input))
-    try { resolveOptions(input as never) } catch (error) { t.type(error, kind) }
+    try {
+      resolveOptions(input as never)
+    } catch (error) {
+      t.type(error, kind)
+    }
   }
   // @ts-expect-error: options must be an object
   t.throws(() => resolveOptions('fast'), TypeError)

@@ -9,7 +9,15 @@ import { issueKey } from '../../lib/quota/api-keys.js'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { userVerification } from '../../lib/http/middleware.js'
 import { periodOf } from '../../lib/quota/plans.js'
-import { createRateLimiters, redisBackendOf, resolveRateLimit, type RateLimitBackend, type RateLimitContext, type RateLimitOptions, type SendCommand } from '../../lib/http/rate-limit.js'
+import {
+  createRateLimiters,
+  redisBackendOf,
+  resolveRateLimit,
+  type RateLimitBackend,
+  type RateLimitContext,
+  type RateLimitOptions,
+  type SendCommand
+} from '../../lib/http/rate-limit.js'
 import { captureLogger, memoryStores, startApi } from '../fixtures/create-api.js'
 import { cliPath, startServe } from '../fixtures/spawn-cli.js'
 
@@ -22,7 +30,12 @@ interface Limited {
 }
 
 /** A bare Express app: the limiters, then a handler that answers 200 `{ ok: true }`. */
-async function limitedApp(t: { teardown(fn: () => unknown): void }, options: Partial<RateLimitOptions>, context: Partial<RateLimitContext> = {}, after: RequestHandler[] = []): Promise<Limited> {
+async function limitedApp(
+  t: { teardown(fn: () => unknown): void },
+  options: Partial<RateLimitOptions>,
+  context: Partial<RateLimitContext> = {},
+  after: RequestHandler[] = []
+): Promise<Limited> {
   const logger = captureLogger()
   const limiters = createRateLimiters(options, { logger, ...context })
   const app = express()
@@ -50,7 +63,7 @@ async function limitedApp(t: { teardown(fn: () => unknown): void }, options: Par
         parsed = JSON.parse(text)
       } catch {}
       return { status: response.status, retryAfter: response.headers.get('retry-after'), body: parsed }
-    },
+    }
   }
 }
 
@@ -134,14 +147,18 @@ t.test('mounted before the real middleware: 429 comes before validation and cons
 t.test('counters that cannot be reached answer 503 (never fail open), then recover', async (t) => {
   let calls = 0
   let up = false
-  const app = await limitedApp(t, { perKey: 1 }, {
-    retryAfter: 7,
-    backend: async () => {
-      calls++
-      if (!up) throw new Error('store not open')
-      return undefined
-    },
-  })
+  const app = await limitedApp(
+    t,
+    { perKey: 1 },
+    {
+      retryAfter: 7,
+      backend: async () => {
+        calls++
+        if (!up) throw new Error('store not open')
+        return undefined
+      }
+    }
+  )
   const headers = { 'x-api-token': 'uv_k' }
   const down = await app.post(headers)
   t.equal(down.status, 503)
@@ -157,7 +174,10 @@ t.test('counters that cannot be reached answer 503 (never fail open), then recov
 })
 
 const redisUrl = process.env.UV_TEST_REDIS_URL
-const skipRedis = redisUrl === undefined || redisUrl === '' ? 'UV_TEST_REDIS_URL is not set: set it (e.g. redis://127.0.0.1:6379) to run the shared-Redis rate-limit test' : false
+const skipRedis =
+  redisUrl === undefined || redisUrl === ''
+    ? 'UV_TEST_REDIS_URL is not set: set it (e.g. redis://127.0.0.1:6379) to run the shared-Redis rate-limit test'
+    : false
 
 t.test('Redis: two apps share one budget; keys hold the digest and expire with the window', { skip: skipRedis }, async (t) => {
   const client = createClient({ url: redisUrl!, disableOfflineQueue: true })
@@ -182,8 +202,14 @@ t.test('Redis: two apps share one budget; keys hold the digest and expire with t
   const keys: string[] = []
   for await (const batch of client.scanIterator({ MATCH: `${prefix}-rl-*`, COUNT: 100 })) keys.push(...batch)
   t.ok(keys.includes(`${prefix}-rl-key:${sha256(token)}`), 'per-key counter named by the SHA-256 digest')
-  t.ok(keys.some((key) => key.startsWith(`${prefix}-rl-ip:`)), 'per-IP counter')
-  t.notOk(sent.flat().some((arg) => arg.includes(token)), 'the key itself is never sent to Redis')
+  t.ok(
+    keys.some((key) => key.startsWith(`${prefix}-rl-ip:`)),
+    'per-IP counter'
+  )
+  t.notOk(
+    sent.flat().some((arg) => arg.includes(token)),
+    'the key itself is never sent to Redis'
+  )
   const ttl = Number(await client.sendCommand(['PTTL', `${prefix}-rl-key:${sha256(token)}`]))
   t.ok(ttl > 0 && ttl <= 1000, `counter expires within the 1 s window (PTTL ${ttl})`)
 })
@@ -223,7 +249,10 @@ t.test('redisBackendOf: only stores carrying a sendCommand use Redis', async (t)
 
 // The middleware's `rateLimit` option and the CLI's flags (wired by lib/http/middleware.ts, lib/http/options.ts, server/cli.ts).
 t.test('userVerification({ rateLimit }): per-key 429 before the quota, per-IP across keys, off by default', async (t) => {
-  const limited = await startApi({ rateLimit: { perKey: 2, perIp: 5 }, nameVerifier: { predict: (value: string) => ({ value, prediction: 'LABEL_1' as const, confidence: 0.9 }) } } as never)
+  const limited = await startApi({
+    rateLimit: { perKey: 2, perIp: 5 },
+    nameVerifier: { predict: (value: string) => ({ value, prediction: 'LABEL_1' as const, confidence: 0.9 }) }
+  } as never)
   t.teardown(() => limited.close())
   const a = await limited.key('pro')
   const b = await limited.key('pro')
@@ -238,15 +267,20 @@ t.test('userVerification({ rateLimit }): per-key 429 before the quota, per-IP ac
   t.strictSame(refused.body, { detail: 'Too Many Requests' })
   t.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After')
   t.equal(await limited.stores.quota.get(a.id, periodOf(Date.now()).id), 2, 'limited requests consumed nothing')
-  t.strictSame(await run(b.key, 2), [200, 429], 'another key: its first request is the address\'s 5th, its second the 6th')
+  t.strictSame(await run(b.key, 2), [200, 429], "another key: its first request is the address's 5th, its second the 6th")
   t.notMatch(limited.logger.lines.join('\n'), a.key, 'no key in the log')
 
-  const open = await startApi({ nameVerifier: { predict: (value: string) => ({ value, prediction: 'LABEL_1' as const, confidence: 0.9 }) } })
+  const open = await startApi({
+    nameVerifier: { predict: (value: string) => ({ value, prediction: 'LABEL_1' as const, confidence: 0.9 }) }
+  })
   t.teardown(() => open.close())
   const c = await open.key('pro')
   const statuses: number[] = []
   for (let i = 0; i < 30; i++) statuses.push((await open.post(one, { token: c.key })).status)
-  t.ok(statuses.every((status) => status === 200), 'no limit by default (30 requests at once)')
+  t.ok(
+    statuses.every((status) => status === 200),
+    'no limit by default (30 requests at once)'
+  )
 })
 
 const cliSkip = !existsSync(cliPath) ? `${cliPath} is missing: run \`npm run build\`` : false
@@ -255,7 +289,11 @@ t.test('serve --rate-limit-key / --rate-limit-ip', { skip: cliSkip }, async (t) 
   t.teardown(() => server.stop('SIGKILL'))
   const statuses: number[] = []
   for (let i = 0; i < 3; i++) {
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': server.demoKey ?? '' }, body: '{"model":"user_verification"}' })
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-token': server.demoKey ?? '' },
+      body: '{"model":"user_verification"}'
+    })
     statuses.push(response.status)
     if (i === 2) t.strictSame(await response.json(), { detail: 'Too Many Requests' })
   }
@@ -284,9 +322,13 @@ t.test('two middlewares on one Redis store share the per-key budget', { skip: sk
   })
   const { key } = await one.key('pro')
   const body = { model: 'user_verification', firstname: 'Jane' }
-  const statuses = [(await one.post(body, { token: key })).status, (await two.post(body, { token: key })).status, (await one.post(body, { token: key })).status]
+  const statuses = [
+    (await one.post(body, { token: key })).status,
+    (await two.post(body, { token: key })).status,
+    (await one.post(body, { token: key })).status
+  ]
   t.strictSame(statuses, [200, 200, 429], 'the third request is limited, whichever instance gets it')
   const counters: string[] = []
   for await (const keys of client.scanIterator({ MATCH: `${namespace}-rl-key:*`, COUNT: 100 })) counters.push(...keys)
-  t.strictSame(counters, [`${namespace}-rl-key:${sha256(key)}`], 'one counter, named by the digest, in the store\'s namespace')
+  t.strictSame(counters, [`${namespace}-rl-key:${sha256(key)}`], "one counter, named by the digest, in the store's namespace")
 })

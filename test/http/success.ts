@@ -10,8 +10,13 @@ const { key } = await api.key('pro')
 
 const values = { email: 'jane.doe@acme-mail.com', firstname: 'Jane', lastname: 'Doe' }
 const combinations: Array<Array<keyof typeof values>> = [
-  ['email', 'firstname', 'lastname'], ['email', 'firstname'], ['email', 'lastname'], ['firstname', 'lastname'],
-  ['email'], ['firstname'], ['lastname'],
+  ['email', 'firstname', 'lastname'],
+  ['email', 'firstname'],
+  ['email', 'lastname'],
+  ['firstname', 'lastname'],
+  ['email'],
+  ['firstname'],
+  ['lastname']
 ]
 
 for (const fields of combinations) {
@@ -24,15 +29,26 @@ for (const fields of combinations) {
     t.equal(reply.body.request_count, fields.length)
     t.strictSame(reply.body.received_data, {
       model: 'user_verification',
-      email: body.email ?? null, firstname: body.firstname ?? null, lastname: body.lastname ?? null,
+      email: body.email ?? null,
+      firstname: body.firstname ?? null,
+      lastname: body.lastname ?? null
     })
     t.equal('email_verification' in reply.body, fields.includes('email'))
     const hasNames = fields.includes('firstname') || fields.includes('lastname')
     t.equal('name_verification' in reply.body, hasNames)
     if (hasNames) {
-      t.strictSame(Object.keys(reply.body.name_verification), fields.filter((f) => f !== 'email'))
+      t.strictSame(
+        Object.keys(reply.body.name_verification),
+        fields.filter((f) => f !== 'email')
+      )
     }
-    t.strictSame(Object.keys(reply.body), ['status', 'received_data', 'request_count', ...(fields.includes('email') ? ['email_verification'] : []), ...(hasNames ? ['name_verification'] : [])])
+    t.strictSame(Object.keys(reply.body), [
+      'status',
+      'received_data',
+      'request_count',
+      ...(fields.includes('email') ? ['email_verification'] : []),
+      ...(hasNames ? ['name_verification'] : [])
+    ])
   })
 }
 
@@ -91,7 +107,13 @@ t.test('the same contract when the host app ran express.json() first', async (t)
   t.equal(ok.status, 200)
   t.equal(ok.body.request_count, 1)
   const missing = await host.post({ firstname: 'Jane' }, { token: null })
-  t.strictSame(missing.body.detail.map((d: { loc: unknown }) => d.loc), [['header', 'X-API-Token'], ['body', 'model']])
+  t.strictSame(
+    missing.body.detail.map((d: { loc: unknown }) => d.loc),
+    [
+      ['header', 'X-API-Token'],
+      ['body', 'model']
+    ]
+  )
   const array = await host.post([1], { token: issued.key })
   t.equal(array.body.detail[0].type, 'model_attributes_type')
 })

@@ -19,7 +19,7 @@ t.test('header absent and model absent: both entries, header first', async (t) =
   t.equal(reply.status, 422)
   t.strictSame(reply.body.detail, [
     missingHeader,
-    { type: 'missing', loc: ['body', 'model'], msg: 'Field required', input: { email: 'jane@example.org' } },
+    { type: 'missing', loc: ['body', 'model'], msg: 'Field required', input: { email: 'jane@example.org' } }
   ])
 })
 
@@ -38,7 +38,13 @@ t.test('body absent or empty: missing body', async (t) => {
 })
 
 t.test('body not JSON: json_invalid with the character offset', async (t) => {
-  const cases: Array<[string, number]> = [['{"model": "user_verification",}', 30], ['{', 1], ['model=user_verification', 0], ['{"model" "x"}', 9], ['  [1, 2', 7]]
+  const cases: Array<[string, number]> = [
+    ['{"model": "user_verification",}', 30],
+    ['{', 1],
+    ['model=user_verification', 0],
+    ['{"model" "x"}', 9],
+    ['  [1, 2', 7]
+  ]
   for (const [body, offset] of cases) {
     const reply = await api.post(body, { token: key })
     t.equal(reply.status, 422, body)
@@ -63,9 +69,14 @@ t.test('JSON that is not an object: model_attributes_type with the body as input
   for (const body of [[], [1, 'a'], 42, 'text', true, 0]) {
     const reply = await api.post(JSON.stringify(body), { token: key })
     t.equal(reply.status, 422, JSON.stringify(body))
-    t.strictSame(reply.body.detail, [{
-      type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body,
-    }])
+    t.strictSame(reply.body.detail, [
+      {
+        type: 'model_attributes_type',
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: body
+      }
+    ])
   }
 })
 
@@ -76,7 +87,7 @@ t.test('fields that are not strings: string_type, in field order, all at once', 
     { type: 'string_type', loc: ['body', 'model'], msg: 'Input should be a valid string', input: 7 },
     { type: 'string_type', loc: ['body', 'email'], msg: 'Input should be a valid string', input: { a: 1 } },
     { type: 'string_type', loc: ['body', 'firstname'], msg: 'Input should be a valid string', input: true },
-    { type: 'string_type', loc: ['body', 'lastname'], msg: 'Input should be a valid string', input: ['x'] },
+    { type: 'string_type', loc: ['body', 'lastname'], msg: 'Input should be a valid string', input: ['x'] }
   ])
 })
 
@@ -91,7 +102,9 @@ t.test('model null is a string_type error; null optional fields are "not provide
 })
 
 t.test('unknown members are ignored, including prototype keys', async (t) => {
-  const reply = await api.post('{"model":"user_verification","firstname":"Jane","extra":[1],"__proto__":{"admin":true},"constructor":1}', { token: key })
+  const reply = await api.post('{"model":"user_verification","firstname":"Jane","extra":[1],"__proto__":{"admin":true},"constructor":1}', {
+    token: key
+  })
   t.equal(reply.status, 200)
   t.equal(reply.body.request_count, 1)
   t.notOk('extra' in reply.body.received_data)
@@ -103,7 +116,10 @@ t.test('422 comes before 401: bad token with a malformed body', async (t) => {
 })
 
 t.test('a non-JSON content type is still read as JSON text', async (t) => {
-  const form = await api.post('model=user_verification&firstname=Jane', { token: key, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  const form = await api.post('model=user_verification&firstname=Jane', {
+    token: key,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' }
+  })
   t.equal(form.status, 422)
   t.equal(form.body.detail[0].type, 'json_invalid')
   const plain = await api.post({ model: 'user_verification', firstname: 'Jane' }, { token: key, headers: { 'content-type': 'text/plain' } })

@@ -3,7 +3,7 @@ import t from 'tap'
 import { accuracy, equalPriorThreshold, perGroup, reliability, rocAuc, worstGroup, type Scored } from '../../tools/name-data/evaluate.js'
 
 /** `n` examples of one group and label with probabilities spread evenly over [lo, hi]. */
-function spread (group: string, label: 0 | 1, n: number, lo: number, hi: number): Scored[] {
+function spread(group: string, label: 0 | 1, n: number, lo: number, hi: number): Scored[] {
   return Array.from({ length: n }, (_, i) => ({ group, label, p: lo + (hi - lo) * (n === 1 ? 0.5 : i / (n - 1)) }))
 }
 
@@ -11,8 +11,8 @@ t.test('accuracy and per-group rates follow the threshold', async (t) => {
   const xs = [...spread('name:A', 1, 101, 0.4, 1), ...spread('junk:b', 0, 101, 0, 0.8)]
   t.ok(Math.abs(accuracy(xs, 0.5) - (84 + 63) / 202) < 1e-9, 'names >= 0.5: 84 of 101; junk < 0.5: 63 of 101')
   const at = (th: number): Record<string, number> => Object.fromEntries(perGroup(xs, th).map((g) => [g.group, g.rate]))
-  t.ok(at(0.8)['name:A'] as number < (at(0.5)['name:A'] as number), 'a higher threshold accepts fewer names')
-  t.ok(at(0.8)['junk:b'] as number > (at(0.5)['junk:b'] as number), 'and rejects more junk')
+  t.ok((at(0.8)['name:A'] as number) < (at(0.5)['name:A'] as number), 'a higher threshold accepts fewer names')
+  t.ok((at(0.8)['junk:b'] as number) > (at(0.5)['junk:b'] as number), 'and rejects more junk')
   t.equal(rocAuc(xs), rocAuc(xs.map((x) => ({ ...x, p: x.p / 2 }))), 'ROC AUC does not depend on the scale')
 })
 
@@ -30,8 +30,10 @@ t.test('the equal-prior threshold is the share of real names the calibration was
 
 t.test('the worst group skips small and diagnostic groups', async (t) => {
   const xs = [
-    ...spread('name:A', 1, 201, 0.4, 1), ...spread('junk:b', 0, 201, 0, 0.8),
-    ...spread('name:Tiny', 1, 10, 0.3, 0.35), ...spread('junk:diag', 0, 300, 0.45, 1),
+    ...spread('name:A', 1, 201, 0.4, 1),
+    ...spread('junk:b', 0, 201, 0, 0.8),
+    ...spread('name:Tiny', 1, 10, 0.3, 0.35),
+    ...spread('junk:diag', 0, 300, 0.45, 1)
   ]
   const w = worstGroup(xs, 0.5, { minN: 50, skip: (g) => g === 'junk:diag' })
   t.equal(w.group, 'junk:b')

@@ -9,7 +9,29 @@ import { DEFAULT_NAME_MODEL_URL, loadNameModel, nameVerifierFromModel } from '..
 import { payloadChecksum, type NameModelFile } from '../../lib/names/model.js'
 
 const model = loadNameModel()
-const REAL = ['John', 'Maria', 'Jane', 'Doe', 'Jean-Luc', "O'Brien", 'José', 'Müller', 'Иван', 'Ελένη', 'محمد', 'דוד', 'राहुल', 'สมชาย', '王伟', 'さくら', '김민준', 'Nguyễn', 'van der Berg', 'Li', 'Wu']
+const REAL = [
+  'John',
+  'Maria',
+  'Jane',
+  'Doe',
+  'Jean-Luc',
+  "O'Brien",
+  'José',
+  'Müller',
+  'Иван',
+  'Ελένη',
+  'محمد',
+  'דוד',
+  'राहुल',
+  'สมชาย',
+  '王伟',
+  'さくら',
+  '김민준',
+  'Nguyễn',
+  'van der Berg',
+  'Li',
+  'Wu'
+]
 const JUNK = ['asdf', 'asdfgh', 'qwerty', '12345', 'aaaa', 'test', 'xxxxx', 'john123', 'n/a', '<script>']
 
 t.test('ordinary real names are accepted', async (t) => {
@@ -48,7 +70,22 @@ t.test('prediction shape: trimmed value, confidence of the predicted label in [0
 })
 
 t.test('any string is handled without throwing', async (t) => {
-  const odd = ['', '   ', '\u0000\u0001\u0007', 'a'.repeat(10_000), 'Jo\uD800hn', '\uDC00', '😀'.repeat(500), '\u200B\u200D', 'Ma\u0301ria', '\t\n', 'Ω≈ç√∫', '𠀀𠀁', 'null\u0000', '\uFEFFAnna']
+  const odd = [
+    '',
+    '   ',
+    '\u0000\u0001\u0007',
+    'a'.repeat(10_000),
+    'Jo\uD800hn',
+    '\uDC00',
+    '😀'.repeat(500),
+    '\u200B\u200D',
+    'Ma\u0301ria',
+    '\t\n',
+    'Ω≈ç√∫',
+    '𠀀𠀁',
+    'null\u0000',
+    '\uFEFFAnna'
+  ]
   for (const v of odd) {
     const p = model.predict(v)
     t.ok(p.prediction === 'LABEL_0' || p.prediction === 'LABEL_1', JSON.stringify(v.slice(0, 20)))
@@ -91,7 +128,11 @@ t.test('loader refuses a missing, corrupt, tampered or other-version file', asyn
   t.throws(() => nameVerifierFromModel(noSum), /checksum is missing/)
   for (const threshold of [0, 1, -0.2, 'high', null]) {
     const bad = { ...payload, threshold }
-    t.throws(() => nameVerifierFromModel({ ...bad, checksum: payloadChecksum(bad as typeof payload) }), /threshold must be a number between 0 and 1/, String(threshold))
+    t.throws(
+      () => nameVerifierFromModel({ ...bad, checksum: payloadChecksum(bad as typeof payload) }),
+      /threshold must be a number between 0 and 1/,
+      String(threshold)
+    )
   }
   // The threshold decides the label: the same network at another threshold flips a borderline value.
   const moved = { ...payload, threshold: 0.999999 }
@@ -125,7 +166,11 @@ t.test('a process that forbids code generation from strings still loads the mode
     let blocked = false; try { new Function('return 1') } catch { blocked = true }
     const m = loadNameModel()
     console.log(JSON.stringify({ blocked, compiled: m.compiled, maria: m.predict('Maria').prediction, asdf: m.predict('asdf').prediction }))`
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--disallow-code-generation-from-strings', '--input-type=module', '-e', code], { encoding: 'utf8' })
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--disallow-code-generation-from-strings', '--input-type=module', '-e', code],
+    { encoding: 'utf8' }
+  )
   t.same(JSON.parse(out.trim().split('\n').pop() as string), { blocked: true, compiled: false, maria: 'LABEL_1', asdf: 'LABEL_0' })
 })
 

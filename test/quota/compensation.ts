@@ -26,7 +26,7 @@ function flakyStore() {
       if (!applied.delete(operation)) return false
       await inner.refund(keyId, period, amount)
       return true
-    },
+    }
   }
   return { quota, state }
 }

@@ -20,10 +20,16 @@ async function setup(t: { teardown(fn: () => unknown): void }, name: string) {
   const server = await openStores(url)
   // A second, independent handle on the same file: what the CLI in another process does.
   const cli = await openStores(url)
-  t.teardown(async () => { await cli.close(); await server.close() })
+  t.teardown(async () => {
+    await cli.close()
+    await server.close()
+  })
   let reads = 0
   const getByHash = server.keys.getByHash.bind(server.keys)
-  server.keys.getByHash = async (hash) => { reads++; return getByHash(hash) }
+  server.keys.getByHash = async (hash) => {
+    reads++
+    return getByHash(hash)
+  }
   const api = await startApi({ ...verifiers, store: server })
   t.teardown(() => api.close())
   return { api, cli, reads: () => reads }

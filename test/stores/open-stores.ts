@@ -5,7 +5,14 @@ import { assertKeyStore, assertQuotaStore, openStores } from '../../lib/stores/o
 
 t.test('an unknown scheme is a TypeError that names the accepted ones', async (t) => {
   for (const url of ['mysql://localhost/db', 'file:./x.sqlite', './x.sqlite', '', 'http://redis:6379']) {
-    await t.rejects(openStores(url), { name: 'TypeError', message: /^user-verification: `store` must be a sqlite:\/\/, redis:\/\/, postgres:\/\/ or memory:\/\/ URL, got "/ }, JSON.stringify(url))
+    await t.rejects(
+      openStores(url),
+      {
+        name: 'TypeError',
+        message: /^user-verification: `store` must be a sqlite:\/\/, redis:\/\/, postgres:\/\/ or memory:\/\/ URL, got "/
+      },
+      JSON.stringify(url)
+    )
   }
   // @ts-expect-error a non-string store URL
   await t.rejects(openStores(42), TypeError)
@@ -29,12 +36,19 @@ t.test('scheme is case-insensitive; memory:// opens memory stores', async (t) =>
 t.test('assertKeyStore / assertQuotaStore name each missing member', async (t) => {
   t.doesNotThrow(() => assertKeyStore(new MemoryKeyStore()))
   t.doesNotThrow(() => assertQuotaStore(new MemoryQuotaStore()))
-  t.throws(() => assertKeyStore({ localKeys: false, prefix: 'x', getById () {}, create () {} }), {
+  t.throws(() => assertKeyStore({ localKeys: false, prefix: 'x', getById() {}, create() {} }), {
     name: 'TypeError',
-    message: 'user-verification: the key store is missing getByHash(), update(), list(). Implement the KeyStore interface, or pass a store URL instead.'
+    message:
+      'user-verification: the key store is missing getByHash(), update(), list(). Implement the KeyStore interface, or pass a store URL instead.'
   })
-  t.throws(() => assertQuotaStore({ consume () {} }), { name: 'TypeError', message: /missing refund\(\), get\(\), localKeys \(boolean\), prefix \(string\)/ })
-  t.throws(() => assertQuotaStore({ ...new MemoryQuotaStore(), consume () {}, refund () {}, get () {}, localKeys: true, prefix: '', close: 'yes' }), /close\(\) \(optional, but not a function here\)/)
+  t.throws(() => assertQuotaStore({ consume() {} }), {
+    name: 'TypeError',
+    message: /missing refund\(\), get\(\), localKeys \(boolean\), prefix \(string\)/
+  })
+  t.throws(
+    () => assertQuotaStore({ ...new MemoryQuotaStore(), consume() {}, refund() {}, get() {}, localKeys: true, prefix: '', close: 'yes' }),
+    /close\(\) \(optional, but not a function here\)/
+  )
   t.throws(() => assertKeyStore(null), TypeError)
   t.throws(() => assertQuotaStore('redis://x'), TypeError)
 })

@@ -6,12 +6,15 @@ import { openStores } from '../../lib/stores/open-stores.js'
 import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
 
 const url = process.env.UV_TEST_POSTGRES_URL
-const skip = url === undefined || url === '' ? 'UV_TEST_POSTGRES_URL is not set: set it (e.g. postgres://postgres@127.0.0.1:5432/test) to run the PostgreSQL store tests' : false
-const quiet = { warn () {}, error () {}, info () {} }
+const skip =
+  url === undefined || url === ''
+    ? 'UV_TEST_POSTGRES_URL is not set: set it (e.g. postgres://postgres@127.0.0.1:5432/test) to run the PostgreSQL store tests'
+    : false
+const quiet = { warn() {}, error() {}, info() {} }
 
 /** Drops the tables of every namespace this file created; touches nothing else on the shared server. */
 const namespaces: string[] = []
-async function cleanup (): Promise<void> {
+async function cleanup(): Promise<void> {
   if (namespaces.length === 0 || url === undefined) return
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -46,7 +49,9 @@ t.test('two store sets in one process keep working when one closes', { skip }, a
 t.test('an unreachable PostgreSQL is refused quickly with a clear error', async (t) => {
   const port = await freePort()
   const started = Date.now()
-  await t.rejects(openStores(`postgres://uv:secret@127.0.0.1:${port}/nope`, { logger: quiet }), { message: /^user-verification: cannot use the PostgreSQL store at postgres:\/\/uv:\*\*\*@127\.0\.0\.1:\d+\/nope: (?!.*secret)/ })
+  await t.rejects(openStores(`postgres://uv:secret@127.0.0.1:${port}/nope`, { logger: quiet }), {
+    message: /^user-verification: cannot use the PostgreSQL store at postgres:\/\/uv:\*\*\*@127\.0\.0\.1:\d+\/nope: (?!.*secret)/
+  })
   t.ok(Date.now() - started < 3000, 'within 3 s')
 })
 
@@ -59,7 +64,12 @@ t.test('outage: statements reject within the command timeout and the pool recove
   const proxied = new URL(url!)
   proxied.hostname = '127.0.0.1'
   proxied.port = String(proxy.port)
-  const stores = await openStores(proxied.toString(), { namespace: push(uniqueNamespace()), logger: quiet, commandTimeout: 300, connectTimeout: 500 })
+  const stores = await openStores(proxied.toString(), {
+    namespace: push(uniqueNamespace()),
+    logger: quiet,
+    commandTimeout: 300,
+    connectTimeout: 500
+  })
   t.teardown(() => stores.close())
   const expiresAt = Date.UTC(2031, 5, 1)
   t.same(await stores.quota.consume('key_o', 'p', 1, 100, expiresAt), { granted: true, used: 1 })
@@ -91,28 +101,50 @@ t.test('outage: statements reject within the command timeout and the pool recove
   t.ok(result !== undefined && result.used >= 2, 'usage from before the outage is still there')
 })
 
-function push (namespace: string): string {
+function push(namespace: string): string {
   namespaces.push(namespace)
   return namespace
 }
 
-interface Proxy { port: number, freeze: (on: boolean) => void, cut: () => void, refuse: (on: boolean) => void, close: () => Promise<void> }
+interface Proxy {
+  port: number
+  freeze: (on: boolean) => void
+  cut: () => void
+  refuse: (on: boolean) => void
+  close: () => Promise<void>
+}
 
-async function startProxy (host: string, port: number): Promise<Proxy> {
+async function startProxy(host: string, port: number): Promise<Proxy> {
   const sockets = new Set<Socket>()
   let frozen = false
   let refusing = false
   const server: Server = createServer((client) => {
-    if (refusing) { client.destroy(); return }
+    if (refusing) {
+      client.destroy()
+      return
+    }
     const upstream = new (client.constructor as typeof Socket)()
     upstream.connect(port, host)
-    for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => {}) }
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      s.on('close', () => sockets.delete(s))
+      s.on('error', () => {})
+    }
     // While frozen, bytes are held back (not dropped), as a stopped server would.
     const pipe = (from: Socket, to: Socket): void => {
       from.on('data', (chunk: Buffer) => {
-        if (!frozen) { to.write(chunk); return }
+        if (!frozen) {
+          to.write(chunk)
+          return
+        }
         from.pause()
-        const retry = setInterval(() => { if (!frozen) { clearInterval(retry); to.write(chunk); from.resume() } }, 20)
+        const retry = setInterval(() => {
+          if (!frozen) {
+            clearInterval(retry)
+            to.write(chunk)
+            from.resume()
+          }
+        }, 20)
       })
       from.on('close', () => to.destroy())
     }
@@ -123,19 +155,28 @@ async function startProxy (host: string, port: number): Promise<Proxy> {
   const address = server.address()
   return {
     port: typeof address === 'object' && address !== null ? address.port : 0,
-    freeze: (on) => { frozen = on },
-    cut: () => { for (const s of sockets) s.destroy() },
-    refuse: (on) => { refusing = on },
-    close: async () => { for (const s of sockets) s.destroy(); await new Promise((resolve) => server.close(resolve)) }
+    freeze: (on) => {
+      frozen = on
+    },
+    cut: () => {
+      for (const s of sockets) s.destroy()
+    },
+    refuse: (on) => {
+      refusing = on
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
   }
 }
 
-async function freePort (): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.listen(0, '127.0.0.1', () => {
       const address = server.address()
-      server.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
     })
   })
 }

@@ -7,12 +7,15 @@ import { sparePort, startPrivateRedis } from '../fixtures/private-redis.js'
 import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
 
 const url = process.env.UV_TEST_REDIS_URL
-const skip = url === undefined || url === '' ? 'UV_TEST_REDIS_URL is not set: set it (e.g. redis://127.0.0.1:6379) to run the Redis store tests' : false
-const quiet = { warn () {}, error () {}, info () {} }
+const skip =
+  url === undefined || url === ''
+    ? 'UV_TEST_REDIS_URL is not set: set it (e.g. redis://127.0.0.1:6379) to run the Redis store tests'
+    : false
+const quiet = { warn() {}, error() {}, info() {} }
 
 /** Deletes every key of the namespaces this file created; never flushes the shared server. */
 const namespaces: string[] = []
-async function cleanup (): Promise<void> {
+async function cleanup(): Promise<void> {
   if (namespaces.length === 0 || url === undefined) return
   const client = createClient({ url })
   await client.connect()
@@ -60,46 +63,54 @@ t.test('usage keys expire at the period end; records live under the namespace', 
 t.test('an unreachable Redis is refused quickly with a clear error', async (t) => {
   const port = await sparePort()
   const started = Date.now()
-  await t.rejects(openStores(`redis://127.0.0.1:${port}`, { logger: quiet }), /user-verification: cannot reach the Redis store at redis:\/\/127\.0\.0\.1:\d+/)
+  await t.rejects(
+    openStores(`redis://127.0.0.1:${port}`, { logger: quiet }),
+    /user-verification: cannot reach the Redis store at redis:\/\/127\.0\.0\.1:\d+/
+  )
   t.ok(Date.now() - started < 3000, 'within 3 s')
-  await t.rejects(openStores('redis://user:secret@127.0.0.1:' + port, { logger: quiet }), { message: /^(?!.*secret)/ }, 'the password never appears in the message')
+  await t.rejects(
+    openStores('redis://user:secret@127.0.0.1:' + port, { logger: quiet }),
+    { message: /^(?!.*secret)/ },
+    'the password never appears in the message'
+  )
 })
 
 const haveRedisServer = spawnSync('redis-server', ['--version']).status === 0
 
-t.test('outage: commands reject fast while Redis is down or hung, and recover by themselves', { skip: haveRedisServer ? false : 'redis-server is not installed: the private-server outage test needs it' }, async (t) => {
-  const redis = await startPrivateRedis()
-  t.teardown(() => redis.close())
-  const stores = await openStores(redis.url, { logger: quiet, commandTimeout: 300, namespace: 'outage' })
-  t.teardown(() => stores.close())
-  const expiresAt = Date.now() + 60_000
-  t.same(await stores.quota.consume('key_o', 'p', 1, 100, expiresAt), { granted: true, used: 1 })
+t.test(
+  'outage: commands reject fast while Redis is down or hung, and recover by themselves',
+  { skip: haveRedisServer ? false : 'redis-server is not installed: the private-server outage test needs it' },
+  async (t) => {
+    const redis = await startPrivateRedis()
+    t.teardown(() => redis.close())
+    const stores = await openStores(redis.url, { logger: quiet, commandTimeout: 300, namespace: 'outage' })
+    t.teardown(() => stores.close())
+    const expiresAt = Date.now() + 60_000
+    t.same(await stores.quota.consume('key_o', 'p', 1, 100, expiresAt), { granted: true, used: 1 })
 
-  redis.pause()
-  let started = Date.now()
-  await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a hung server: the command times out')
-  t.ok(Date.now() - started < 1500, `rejected after ${Date.now() - started} ms (command timeout 300 ms)`)
-  await redis.stop('SIGKILL')
+    redis.pause()
+    let started = Date.now()
+    await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a hung server: the command times out')
+    t.ok(Date.now() - started < 1500, `rejected after ${Date.now() - started} ms (command timeout 300 ms)`)
+    await redis.stop('SIGKILL')
 
-  started = Date.now()
-  await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a stopped server')
-  await t.rejects(stores.keys.getByHash(makeRecord().hash), 'key lookups reject too, never "no such key"')
-  t.ok(Date.now() - started < 1000, `both rejected after ${Date.now() - started} ms`)
+    started = Date.now()
+    await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a stopped server')
+    await t.rejects(stores.keys.getByHash(makeRecord().hash), 'key lookups reject too, never "no such key"')
+    t.ok(Date.now() - started < 1000, `both rejected after ${Date.now() - started} ms`)
 
-  await redis.start()
-  started = Date.now()
-  let result
-  while (Date.now() - started < 5000) {
-    try {
-      result = await stores.quota.consume('key_o', 'p', 1, 100, expiresAt)
-      break
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50))
+    await redis.start()
+    started = Date.now()
+    let result
+    while (Date.now() - started < 5000) {
+      try {
+        result = await stores.quota.consume('key_o', 'p', 1, 100, expiresAt)
+        break
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
     }
+    // The restarted server is empty (no persistence) and has no scripts: NOSCRIPT → EVAL.
+    t.same(result, { granted: true, used: 1 }, `recovered ${Date.now() - started} ms after the restart`)
   }
-  // The restarted server is empty (no persistence) and has no scripts: NOSCRIPT → EVAL.
-  t.same(result, { granted: true, used: 1 }, `recovered ${Date.now() - started} ms after the restart`)
-})
-
-
-
+)

@@ -17,7 +17,12 @@ storeContract(t, () => openStores(`sqlite://${file}`, { namespace: uniqueNamespa
 
 const consumer = fileURLToPath(new URL('./fixtures/sqlite-consumer.ts', import.meta.url))
 
-function child (args: string[]): { lines: string[], done: Promise<number | null>, kill: () => void, onLine: (fn: (line: string) => void) => void } {
+function child(args: string[]): {
+  lines: string[]
+  done: Promise<number | null>
+  kill: () => void
+  onLine: (fn: (line: string) => void) => void
+} {
   const proc = spawn(process.execPath, ['--import', 'tsx', consumer, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   const lines: string[] = []
   const listeners: Array<(line: string) => void> = []
@@ -107,7 +112,10 @@ t.test('a file store is shared across processes; :memory: is not', async (t) => 
 })
 
 t.test('the store refuses a path it cannot open or use', async (t) => {
-  await t.rejects(openStores(`sqlite://${join(dir, 'no', 'such', 'dir', 'x.sqlite')}`), /user-verification: cannot open the SQLite store at .*directory exists/)
+  await t.rejects(
+    openStores(`sqlite://${join(dir, 'no', 'such', 'dir', 'x.sqlite')}`),
+    /user-verification: cannot open the SQLite store at .*directory exists/
+  )
   const garbage = join(dir, 'not-a-database.sqlite')
   writeFileSync(garbage, 'this is not a SQLite database, just text that is long enough to have a header '.repeat(20))
   await t.rejects(openStores(`sqlite://${garbage}`), /user-verification: .*SQLite store .*not usable/)
@@ -117,14 +125,19 @@ t.test('the store refuses a path it cannot open or use', async (t) => {
   await t.rejects(openStores('sqlite://'), TypeError)
 })
 
-t.test('consume waits for another connection\'s write lock instead of failing', async (t) => {
+t.test("consume waits for another connection's write lock instead of failing", async (t) => {
   const path = join(dir, 'busy.sqlite')
   const a = new SqliteQuotaStore({ path })
   const b = new SqliteQuotaStore({ path, busyTimeout: 5000 })
-  t.teardown(async () => { await a.close(); await b.close() })
+  t.teardown(async () => {
+    await a.close()
+    await b.close()
+  })
   await a.init()
   await b.init()
-  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).consume('key_busy', 'p', 1, 150, Date.now() + 60_000)))
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).consume('key_busy', 'p', 1, 150, Date.now() + 60_000))
+  )
   t.equal(results.filter((r) => r.granted).length, 150)
   t.equal(await a.get('key_busy', 'p'), 150)
 })
@@ -137,9 +150,20 @@ t.test('group commit: consumes sent together are applied in arrival order, each 
   // Fired in one tick: the first goes alone, the rest queue behind it and share one statement.
   const amounts = [3, 3, 3, 3, 1, 2]
   const results = await Promise.all(amounts.map((amount) => stores.quota.consume('key_batch', 'p', amount, 10, later)))
-  t.strictSame(results.map((r) => r.granted), [true, true, true, false, true, false])
-  t.strictSame(results.filter((r) => r.granted).map((r) => r.used), [3, 6, 9, 10], 'each granted consume sees the ones before it')
+  t.strictSame(
+    results.map((r) => r.granted),
+    [true, true, true, false, true, false]
+  )
+  t.strictSame(
+    results.filter((r) => r.granted).map((r) => r.used),
+    [3, 6, 9, 10],
+    'each granted consume sees the ones before it'
+  )
   t.equal(await stores.quota.get('key_batch', 'p'), 10)
   const other = await Promise.all([stores.quota.consume('key_x', 'p', 5, 5, later), stores.quota.consume('key_y', 'p', 6, 5, later)])
-  t.strictSame(other.map((r) => r.granted), [true, false], 'rows of different keys in one batch do not affect each other')
+  t.strictSame(
+    other.map((r) => r.granted),
+    [true, false],
+    'rows of different keys in one batch do not affect each other'
+  )
 })

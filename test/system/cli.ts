@@ -17,7 +17,7 @@ const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@acme-
 
 async function post(url: string, key: string, payload = body) {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': key }, body: payload })
-  return { status: response.status, body: await response.json() as any }
+  return { status: response.status, body: (await response.json()) as any }
 }
 
 t.test('keys create --json prints {"id","key","plan","label"} on one line; list/plan/revoke/usage', async (t) => {
@@ -95,7 +95,14 @@ t.test('serve prints its URL and a working demo key once; SIGTERM exits 0', asyn
   for (const secret of [server.demoKey!, 'jane.doe@acme-mail.com', 'Jane', 'Doe']) {
     t.notOk(server.stdout().includes(secret), 'the JSON logs hold no keys, emails or names')
   }
-  t.ok(server.stdout().split('\n').filter(Boolean).every((line) => JSON.parse(line).msg !== undefined), 'logs are JSON lines')
+  t.ok(
+    server
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .every((line) => JSON.parse(line).msg !== undefined),
+    'logs are JSON lines'
+  )
 
   const again = await startServe(['--store', store, '--dns-servers', dns.server])
   t.teardown(() => again.stop('SIGKILL'))
@@ -135,15 +142,29 @@ t.test('DNS cache flags reach the cache: --dns-positive-ttl 1 re-queries, the de
   const cached = await startServe(['--store', store, '--dns-servers', dns.server, '--quiet'])
   t.teardown(() => cached.stop('SIGKILL'))
   const before = queries()
-  for (let i = 0; i < 2; i++) t.equal((await post(cached.url, cached.demoKey!, JSON.stringify({ model: 'user_verification', email: 'a@acme-mail.com' }))).status, 200)
+  for (let i = 0; i < 2; i++)
+    t.equal((await post(cached.url, cached.demoKey!, JSON.stringify({ model: 'user_verification', email: 'a@acme-mail.com' }))).status, 200)
   t.equal(queries() - before, 1, 'one MX query for two checks with the default TTLs')
   await cached.stop()
 
-  const uncached = await startServe(['--store', freshStore(), '--dns-servers', dns.server, '--dns-positive-ttl', '1', '--dns-cache-size', '10', '--quiet'])
+  const uncached = await startServe([
+    '--store',
+    freshStore(),
+    '--dns-servers',
+    dns.server,
+    '--dns-positive-ttl',
+    '1',
+    '--dns-cache-size',
+    '10',
+    '--quiet'
+  ])
   t.teardown(() => uncached.stop('SIGKILL'))
   const start = queries()
   for (let i = 0; i < 2; i++) {
-    t.equal((await post(uncached.url, uncached.demoKey!, JSON.stringify({ model: 'user_verification', email: 'a@acme-mail.com' }))).status, 200)
+    t.equal(
+      (await post(uncached.url, uncached.demoKey!, JSON.stringify({ model: 'user_verification', email: 'a@acme-mail.com' }))).status,
+      200
+    )
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   t.equal(queries() - start, 2, 'a 1 ms positive TTL re-queries')

@@ -4,12 +4,24 @@ import { readFileSync } from 'node:fs'
 import t from 'tap'
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as [{ files: Array<{ path: string }>; unpackedSize: number }]
+const [pack] = JSON.parse(
+  execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+) as [{ files: Array<{ path: string }>; unpackedSize: number }]
 const files = new Set(pack.files.map((f) => f.path))
 const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
 
 t.test('ships the entry points, the bin and the data the code loads', async (t) => {
-  for (const path of ['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/server/cli.js', 'dist/lib/data/name-model.json', 'dist/lib/data/disposable-domains.txt', 'dist/lib/data/disposable-provenance.json', 'dist/lib/data/name-model.card.md', 'LICENSE', 'README.md']) {
+  for (const path of [
+    'dist/lib/index.js',
+    'dist/lib/index.d.ts',
+    'dist/server/cli.js',
+    'dist/lib/data/name-model.json',
+    'dist/lib/data/disposable-domains.txt',
+    'dist/lib/data/disposable-provenance.json',
+    'dist/lib/data/name-model.card.md',
+    'LICENSE',
+    'README.md'
+  ]) {
     t.ok(files.has(path), path)
   }
   t.equal(manifest.exports['.'].import, './dist/lib/index.js')

@@ -20,7 +20,8 @@ t.test('every code the library uses is declared in errorCodes', async (t) => {
   const files = readdirSync(new URL('../../lib/', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))
   const used = new Set<string>()
   for (const file of files) {
-    for (const match of readFileSync(new URL(`../../lib/${file}`, import.meta.url), 'utf8').matchAll(/\b(?:ERR|WRN)_UV_[A-Z_]+\b/g)) used.add(match[0])
+    for (const match of readFileSync(new URL(`../../lib/${file}`, import.meta.url), 'utf8').matchAll(/\b(?:ERR|WRN)_UV_[A-Z_]+\b/g))
+      used.add(match[0])
   }
   t.ok(used.size > 5)
   for (const code of used) t.ok(code in errorCodes, `${code} is declared`)

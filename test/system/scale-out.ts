@@ -17,7 +17,7 @@ const serveArgs = (store: string) => ['--store', store, '--dns-servers', dns.ser
 const singleFieldBodies = [
   { model: 'user_verification', email: 'jane.doe@acme-mail.com' },
   { model: 'user_verification', firstname: 'Jane' },
-  { model: 'user_verification', lastname: 'Okafor' },
+  { model: 'user_verification', lastname: 'Okafor' }
 ]
 
 async function startInstances(t: Test, store: string, count: number, extra: string[] = []): Promise<RunningServer[]> {
@@ -37,12 +37,22 @@ async function sharedQuota(t: Test, store: string, servers: RunningServer[]): Pr
 
   await t.test('one Free key hammered on every instance at once: exactly 25 units granted, the rest 402', async (t) => {
     const free = await createKey(store, 'free')
-    const shots = await runLoad({ url: pick, token: free.key, bodies: singleFieldBodies, concurrency: 24, maxRequests: 120, durationMs: 20_000 })
+    const shots = await runLoad({
+      url: pick,
+      token: free.key,
+      bodies: singleFieldBodies,
+      concurrency: 24,
+      maxRequests: 120,
+      durationMs: 20_000
+    })
     t.equal(shots.length, 120, 'every request answered')
     t.strictSame(byStatus(shots), { 200: 25, 402: 95 }, 'exactly 25 successes, every other answer 402')
     t.equal(grantedUnits(shots), 25)
     t.equal(await usageOf(store, free.id), 25, 'the store records 25 used')
-    t.ok(shots.filter((s) => s.status === 402).every((s) => s.detail === 'You have to upgrade your plan'), '402 bodies as the spec says')
+    t.ok(
+      shots.filter((s) => s.status === 402).every((s) => s.detail === 'You have to upgrade your plan'),
+      '402 bodies as the spec says'
+    )
   })
 
   await t.test('mixed 1–3 field requests on one Free key: never past 25, and all-or-nothing to the last unit', async (t) => {
@@ -50,10 +60,20 @@ async function sharedQuota(t: Test, store: string, servers: RunningServer[]): Pr
     const storm = await runLoad({ url: pick, token: free.key, bodies: mixedBodies, concurrency: 24, maxRequests: 60, durationMs: 20_000 })
     const stormUnits = grantedUnits(storm)
     t.ok(stormUnits <= 25 && stormUnits >= 23, `the storm got ${stormUnits} units: at most 25, and no more than 2 left unused`)
-    t.ok(storm.every((s) => s.status === 200 || s.status === 402), 'only 200 and 402 answers')
+    t.ok(
+      storm.every((s) => s.status === 200 || s.status === 402),
+      'only 200 and 402 answers'
+    )
     t.equal(await usageOf(store, free.id), stormUnits, 'recorded usage equals the units of the 200s')
     // Single fields use up the rest; together exactly 25.
-    const rest = await runLoad({ url: pick, token: free.key, bodies: singleFieldBodies, concurrency: 4, maxRequests: 20, durationMs: 10_000 })
+    const rest = await runLoad({
+      url: pick,
+      token: free.key,
+      bodies: singleFieldBodies,
+      concurrency: 4,
+      maxRequests: 20,
+      durationMs: 10_000
+    })
     t.equal(stormUnits + grantedUnits(rest), 25, 'exactly 25 in total')
     t.equal(await usageOf(store, free.id), 25)
   })
@@ -77,10 +97,19 @@ t.test('two instances on one Redis', { skip: redisSkipReason() }, async (t) => {
   t.test('both instances served the load', async (t) => {
     const free = await createKey(redis.url, 'free')
     const tagged: Array<Shot & { i?: number }> = []
-    await Promise.all(servers.map(async (s, n) => {
-      const shots = await runLoad({ url: s.url, token: free.key, bodies: singleFieldBodies, concurrency: 6, maxRequests: 40, durationMs: 10_000 })
-      tagged.push(...shots.map((shot) => ({ ...shot, i: n })))
-    }))
+    await Promise.all(
+      servers.map(async (s, n) => {
+        const shots = await runLoad({
+          url: s.url,
+          token: free.key,
+          bodies: singleFieldBodies,
+          concurrency: 6,
+          maxRequests: 40,
+          durationMs: 10_000
+        })
+        tagged.push(...shots.map((shot) => ({ ...shot, i: n })))
+      })
+    )
     const wins = perInstance(servers, tagged)
     t.equal(wins[0]! + wins[1]!, 25, `25 in total (${wins.join(' + ')})`)
     t.ok(wins[0]! > 0 && wins[1]! > 0, 'each instance granted some of them')
@@ -115,7 +144,7 @@ t.test('serve --workers 2 on memory:// is refused with exit code 2 and a message
   await t.rejects(refused, /serve exited with 2 before listening: .*--workers 2 needs a store shared by all processes/s)
 })
 
-t.test('serve --workers 2 on sqlite://:memory: is refused too (one process\'s memory)', async (t) => {
+t.test("serve --workers 2 on sqlite://:memory: is refused too (one process's memory)", async (t) => {
   const refused = startServe(['--store', 'sqlite://:memory:', '--workers', '2', '--no-demo-key', '--quiet'])
   await t.rejects(refused, /serve exited with 2 before listening: .*needs a store shared by all processes/s)
 })

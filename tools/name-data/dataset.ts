@@ -33,11 +33,11 @@ export interface Dataset {
 }
 
 /** Comparison key of a value: trimmed, NFC, lower case. Values with one key are one distinct value. */
-export function valueKey (s: string): string {
+export function valueKey(s: string): string {
   return s.trim().normalize('NFC').toLowerCase()
 }
 
-function splitOf (key: string, seed: number, small = false): Split {
+function splitOf(key: string, seed: number, small = false): Split {
   const u = hashUnit(key, seed)
   // Scripts with few source names give the test split a larger share so that it can hold >= 50 names.
   const train = small ? 0.6 : 0.8
@@ -45,13 +45,59 @@ function splitOf (key: string, seed: number, small = false): Split {
 }
 
 /** Profanity that stays junk even where a name list holds it. */
-const ALWAYS_PROFANE = new Set(['fuck', 'shit', 'cunt', 'asshole', 'motherfucker', 'bitch', 'whore', 'slut', 'nigger', 'faggot', 'bastard', 'wanker', 'sex', 'porn', 'penis', 'vagina'])
+const ALWAYS_PROFANE = new Set([
+  'fuck',
+  'shit',
+  'cunt',
+  'asshole',
+  'motherfucker',
+  'bitch',
+  'whore',
+  'slut',
+  'nigger',
+  'faggot',
+  'bastard',
+  'wanker',
+  'sex',
+  'porn',
+  'penis',
+  'vagina'
+])
 
-const PARTICLES = ['van', 'van der', 'van den', 'van de', 'de', 'de la', 'del', 'della', 'di', 'da', 'dos', 'das', 'du', 'le', 'la', 'von', 'von der', 'bin', 'ibn', 'ben', 'abu', 'ter', 'ten', 'st.', 'mac', 'al', 'el', 'bint']
+const PARTICLES = [
+  'van',
+  'van der',
+  'van den',
+  'van de',
+  'de',
+  'de la',
+  'del',
+  'della',
+  'di',
+  'da',
+  'dos',
+  'das',
+  'du',
+  'le',
+  'la',
+  'von',
+  'von der',
+  'bin',
+  'ibn',
+  'ben',
+  'abu',
+  'ter',
+  'ten',
+  'st.',
+  'mac',
+  'al',
+  'el',
+  'bint'
+]
 const CJK_ORDER = new Set(['zh_CN', 'zh_TW', 'ja', 'ko'])
 
 /** Typing variants: ALL CAPS, lower case, stray surrounding spaces. */
-function typed (rng: Rng, s: string): string {
+function typed(rng: Rng, s: string): string {
   const r = rng()
   let v = s
   if (r < 0.1) v = s.toUpperCase()
@@ -61,25 +107,35 @@ function typed (rng: Rng, s: string): string {
 }
 
 /** Loads every source, generates compounds, combos and junk, and splits by distinct value. */
-export async function buildDataset (seed: number, opts: { junkPerCategory?: number, extraTrainJunk?: Partial<Record<JunkCategory, number>>, log?: (m: string) => void } = {}): Promise<Dataset> {
+export async function buildDataset(
+  seed: number,
+  opts: { junkPerCategory?: number; extraTrainJunk?: Partial<Record<JunkCategory, number>>; log?: (m: string) => void } = {}
+): Promise<Dataset> {
   const log = opts.log ?? (() => {})
   const rng = mulberry32(seed)
   const profanityAll = loadProfanity()
   const allow = new Set(PROFANITY_NAME_ALLOW)
-  const sources: SourceName[] = [...loadHumannames(), ...await loadUsBabyNames(), ...loadFakerNames()]
+  const sources: SourceName[] = [...loadHumannames(), ...(await loadUsBabyNames()), ...loadFakerNames()]
   // A profanity word that a curated name list (SSA baby names, faker) holds is a real name (Pinto, Fanny);
   // scraped humannames entries do not count, and the hand-written always-junk words never yield.
   const curated = new Set(sources.filter((s) => s.source !== 'humannames').map((s) => lexiconKey(valueKey(s.value))))
-  const profanityWords = profanityAll.filter((w) => !allow.has(w) && (ALWAYS_PROFANE.has(w) || !curated.has(lexiconKey(w.normalize('NFC')))))
+  const profanityWords = profanityAll.filter(
+    (w) => !allow.has(w) && (ALWAYS_PROFANE.has(w) || !curated.has(lexiconKey(w.normalize('NFC'))))
+  )
   const profanityKeys = [...new Set(profanityWords.map((w) => lexiconKey(w.normalize('NFC'))).filter((k) => k.length > 1))].sort()
-  const placeholderKeys = [...new Set(PLACEHOLDERS.map((w) => lexiconKey(w.normalize('NFC').toLowerCase())).filter((k) => k.length > 0))].sort()
+  const placeholderKeys = [
+    ...new Set(PLACEHOLDERS.map((w) => lexiconKey(w.normalize('NFC').toLowerCase())).filter((k) => k.length > 0))
+  ].sort()
   const blocked = new Set([...profanityKeys, ...placeholderKeys])
   log(`sources: ${sources.length} entries`)
   const byKey = new Map<string, SourceName & { key: string }>()
   let droppedCollisions = 0
   for (const s of sources) {
     const key = valueKey(s.value)
-    if (blocked.has(lexiconKey(key))) { droppedCollisions++; continue }
+    if (blocked.has(lexiconKey(key))) {
+      droppedCollisions++
+      continue
+    }
     // A single Latin letter is an initial, not a name.
     if (Array.from(key).length === 1 && dominantScript(key) === 'Latin') continue
     const old = byKey.get(key)
@@ -123,7 +179,10 @@ export async function buildDataset (seed: number, opts: { junkPerCategory?: numb
       if (r < 0.45) v = `${a}-${b}`
       else if (r < 0.75) {
         const p = pick(rng, PARTICLES)
-        v = p === 'al' || p === 'el' ? `${rng() < 0.5 ? p : p.charAt(0).toUpperCase() + p.slice(1)}-${a}` : `${rng() < 0.6 ? p : p.charAt(0).toUpperCase() + p.slice(1)} ${a}`
+        v =
+          p === 'al' || p === 'el'
+            ? `${rng() < 0.5 ? p : p.charAt(0).toUpperCase() + p.slice(1)}-${a}`
+            : `${rng() < 0.6 ? p : p.charAt(0).toUpperCase() + p.slice(1)} ${a}`
         parts = [a]
       } else if (r < 0.9) {
         v = `${pick(rng, ["O'", "D'", 'O’', "d'", "L'", 'Mc', 'Mac'])}${cap(a)}`
@@ -132,7 +191,7 @@ export async function buildDataset (seed: number, opts: { junkPerCategory?: numb
       push(typed(rng, v), 1, 'compound', 'generated', split, parts)
     }
     // Non-Latin and Vietnamese locales: first + last (CJK: last + first, no space).
-    const byLocale = new Map<string, { first: string[], last: string[] }>()
+    const byLocale = new Map<string, { first: string[]; last: string[] }>()
     for (const s of names) {
       if (s.locale === undefined) continue
       const e = byLocale.get(s.locale) ?? { first: [], last: [] }
@@ -155,7 +214,10 @@ export async function buildDataset (seed: number, opts: { junkPerCategory?: numb
   log(`real names: ${examples.length}`)
 
   // Junk, split by its own distinct value; values that are real names are not junk.
-  const latinNames = [...byKey.values()].filter((s) => dominantScript(s.value) === 'Latin' && s.value.length >= 3).map((s) => s.value).sort()
+  const latinNames = [...byKey.values()]
+    .filter((s) => dominantScript(s.value) === 'Latin' && s.value.length >= 3)
+    .map((s) => s.value)
+    .sort()
   const inputs = { names: latinNames, words: loadWords(), placeholders: PLACEHOLDERS, profanity: profanityWords }
   const per = opts.junkPerCategory ?? 6000
   for (const category of JUNK_CATEGORIES) {
@@ -184,9 +246,15 @@ export async function buildDataset (seed: number, opts: { junkPerCategory?: numb
     }
   }
   log(`total examples: ${examples.length}`)
-  return { examples, placeholderKeys, profanityKeys, droppedCollisions, profanityAsNames: profanityAll.filter((w) => !profanityWords.includes(w)) }
+  return {
+    examples,
+    placeholderKeys,
+    profanityKeys,
+    droppedCollisions,
+    profanityAsNames: profanityAll.filter((w) => !profanityWords.includes(w))
+  }
 }
 
-function hashCategory (c: string): number {
+function hashCategory(c: string): number {
   return Math.floor(hashUnit(c, 7) * 0x7fffffff)
 }

@@ -9,14 +9,14 @@ export interface Scored {
 }
 
 /** Share of correct decisions: real name where p >= threshold. */
-export function accuracy (xs: Scored[], threshold = 0.5): number {
+export function accuracy(xs: Scored[], threshold = 0.5): number {
   let ok = 0
   for (const x of xs) if ((x.p >= threshold ? 1 : 0) === x.label) ok++
   return xs.length === 0 ? NaN : ok / xs.length
 }
 
 /** ROC AUC by the rank-sum (Mann–Whitney) formula, ties averaged. */
-export function rocAuc (xs: Scored[]): number {
+export function rocAuc(xs: Scored[]): number {
   const s = [...xs].sort((a, b) => a.p - b.p)
   let pos = 0
   let rankSum = 0
@@ -25,16 +25,20 @@ export function rocAuc (xs: Scored[]): number {
     let j = i
     while (j + 1 < s.length && (s[j + 1] as Scored).p === (s[i] as Scored).p) j++
     const rank = (i + j) / 2 + 1
-    for (let k = i; k <= j; k++) if ((s[k] as Scored).label === 1) { pos++; rankSum += rank }
+    for (let k = i; k <= j; k++)
+      if ((s[k] as Scored).label === 1) {
+        pos++
+        rankSum += rank
+      }
     i = j + 1
   }
   const neg = s.length - pos
-  return (rankSum - pos * (pos + 1) / 2) / (pos * neg)
+  return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg)
 }
 
 /** Correct-decision rate per group (`label:group`), with counts. */
-export function perGroup (xs: Scored[], threshold = 0.5): Array<{ group: string, n: number, rate: number }> {
-  const m = new Map<string, { n: number, ok: number }>()
+export function perGroup(xs: Scored[], threshold = 0.5): Array<{ group: string; n: number; rate: number }> {
+  const m = new Map<string, { n: number; ok: number }>()
   for (const x of xs) {
     const e = m.get(x.group) ?? { n: 0, ok: 0 }
     e.n++
@@ -57,14 +61,16 @@ export interface ReliabilityRow {
  * Reliability by confidence decile: examples sorted by the confidence the verifier reports for its
  * label (p or 1-p, never below 0.5, as lib/names/verifier.ts does) and cut into ten equal-count bins.
  */
-export function reliability (xs: Scored[], bins = 10, threshold = 0.5): ReliabilityRow[] {
-  const s = xs.map((x) => {
-    const real = x.p >= threshold
-    return { conf: Math.max(0.5, real ? x.p : 1 - x.p), ok: (real ? 1 : 0) === x.label ? 1 : 0 }
-  }).sort((a, b) => a.conf - b.conf)
+export function reliability(xs: Scored[], bins = 10, threshold = 0.5): ReliabilityRow[] {
+  const s = xs
+    .map((x) => {
+      const real = x.p >= threshold
+      return { conf: Math.max(0.5, real ? x.p : 1 - x.p), ok: (real ? 1 : 0) === x.label ? 1 : 0 }
+    })
+    .sort((a, b) => a.conf - b.conf)
   const rows: ReliabilityRow[] = []
   for (let b = 0; b < bins; b++) {
-    const part = s.slice(Math.floor(b * s.length / bins), Math.floor((b + 1) * s.length / bins))
+    const part = s.slice(Math.floor((b * s.length) / bins), Math.floor(((b + 1) * s.length) / bins))
     const mc = part.reduce((a, x) => a + x.conf, 0) / part.length
     const acc = part.reduce((a, x) => a + x.ok, 0) / part.length
     rows.push({ bin: b + 1, n: part.length, meanConfidence: mc, accuracy: acc, gap: Math.abs(mc - acc) })
@@ -78,15 +84,19 @@ export function reliability (xs: Scored[], bins = 10, threshold = 0.5): Reliabil
  * are equally likely before the value is seen, so the decision does not depend on how much junk the dataset
  * happens to hold. Rounded to two decimals.
  */
-export function equalPriorThreshold (labels: ReadonlyArray<0 | 1>): number {
+export function equalPriorThreshold(labels: ReadonlyArray<0 | 1>): number {
   if (labels.length === 0) throw new Error('equalPriorThreshold: no labels')
   let real = 0
   for (const l of labels) real += l
-  return Math.round(100 * real / labels.length) / 100
+  return Math.round((100 * real) / labels.length) / 100
 }
 
 /** The group with the lowest correct-decision rate at `threshold` among groups with >= `minN` examples, `skip` left out. */
-export function worstGroup (xs: Scored[], threshold: number, opts: { minN: number, skip: (group: string) => boolean }): { group: string, rate: number } {
+export function worstGroup(
+  xs: Scored[],
+  threshold: number,
+  opts: { minN: number; skip: (group: string) => boolean }
+): { group: string; rate: number } {
   let worst = { group: '', rate: Infinity }
   for (const g of perGroup(xs, threshold)) {
     if (g.n >= opts.minN && !opts.skip(g.group) && g.rate < worst.rate) worst = { group: g.group, rate: g.rate }
@@ -95,11 +105,15 @@ export function worstGroup (xs: Scored[], threshold: number, opts: { minN: numbe
 }
 
 /** Fits Platt scaling P = sigmoid(a*z + b) to logits z by Newton's method on the log loss. */
-export function fitPlatt (z: number[], y: number[]): { a: number, b: number } {
+export function fitPlatt(z: number[], y: number[]): { a: number; b: number } {
   let a = 1
   let b = 0
   for (let it = 0; it < 50; it++) {
-    let ga = 0, gb = 0, haa = 0, hab = 0, hbb = 0
+    let ga = 0,
+      gb = 0,
+      haa = 0,
+      hab = 0,
+      hbb = 0
     for (let i = 0; i < z.length; i++) {
       const zi = z[i] as number
       const p = 1 / (1 + Math.exp(-(a * zi + b)))
@@ -124,6 +138,6 @@ export function fitPlatt (z: number[], y: number[]): { a: number, b: number } {
 }
 
 /** Percent with two decimals. */
-export function pct (x: number): string {
+export function pct(x: number): string {
   return Number.isNaN(x) ? 'n/a' : (100 * x).toFixed(2) + '%'
 }

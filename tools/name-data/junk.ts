@@ -3,8 +3,22 @@ import { int, pick, type Rng } from './prng.js'
 
 /** Junk categories, reported one by one. */
 export const JUNK_CATEGORIES = [
-  'keyboard_walk', 'random_letters', 'random_short', 'consonant_run', 'repeated', 'digits', 'letter_digit', 'placeholder',
-  'symbols', 'emoji', 'email_url', 'injection', 'sentence', 'profanity', 'overlong', 'mixed_script',
+  'keyboard_walk',
+  'random_letters',
+  'random_short',
+  'consonant_run',
+  'repeated',
+  'digits',
+  'letter_digit',
+  'placeholder',
+  'symbols',
+  'emoji',
+  'email_url',
+  'injection',
+  'sentence',
+  'profanity',
+  'overlong',
+  'mixed_script'
 ] as const
 
 /** One of {@link JUNK_CATEGORIES}. */
@@ -20,36 +34,155 @@ export interface JunkInputs {
 }
 
 const ROWS = [
-  'qwertyuiop', 'asdfghjkl', 'zxcvbnm', '1234567890', // QWERTY
-  'azertyuiop', 'qsdfghjklm', 'wxcvbn', // AZERTY
-  'qwertzuiop', 'yxcvbnm', // QWERTZ
-  'йцукенгшщзх', 'фывапролджэ', 'ячсмитьбю', // ЙЦУКЕН
-  'ςερτυθιοπ', 'ασδφγηξκλ', // Greek
+  'qwertyuiop',
+  'asdfghjkl',
+  'zxcvbnm',
+  '1234567890', // QWERTY
+  'azertyuiop',
+  'qsdfghjklm',
+  'wxcvbn', // AZERTY
+  'qwertzuiop',
+  'yxcvbnm', // QWERTZ
+  'йцукенгшщзх',
+  'фывапролджэ',
+  'ячсмитьбю', // ЙЦУКЕН
+  'ςερτυθιοπ',
+  'ασδφγηξκλ' // Greek
 ]
-const COLUMNS = ['1qaz', '2wsx', '3edc', '4rfv', '5tgb', '6yhn', '7ujm', '8ik,', '9ol.', '0p;/', 'qaz', 'wsx', 'edc', 'rfv', 'tgb', 'yhn', 'ujm', 'ik', 'ol']
+const COLUMNS = [
+  '1qaz',
+  '2wsx',
+  '3edc',
+  '4rfv',
+  '5tgb',
+  '6yhn',
+  '7ujm',
+  '8ik,',
+  '9ol.',
+  '0p;/',
+  'qaz',
+  'wsx',
+  'edc',
+  'rfv',
+  'tgb',
+  'yhn',
+  'ujm',
+  'ik',
+  'ol'
+]
 const LATIN = 'abcdefghijklmnopqrstuvwxyz'
 const CONSONANTS = 'bcdfghjklmnpqrstvwxz'
 const CYR = 'абвгдежзийклмнопрстуфхцчшщыэюя'
 const CYR_CONS = 'бвгджзйклмнпрстфхцчшщ'
 const GREEK = 'αβγδεζηθικλμνξοπρστυφχψω'
 const SYMBOLS = '!@#$%^&*()_+-=[]{};:\'",.<>/?\\|`~'
-const EMOJI = ['😀', '😂', '🤣', '😍', '🙂', '😎', '🔥', '💯', '👍', '🙏', '❤️', '✨', '🎉', '🐶', '🍕', '⚽', '🚀', '😈', '💩', '🤡', '👻', '🌟', '😭', '🥰', '🤔', '👀', '✌️', '🇺🇸', '👨‍👩‍👧']
+const EMOJI = [
+  '😀',
+  '😂',
+  '🤣',
+  '😍',
+  '🙂',
+  '😎',
+  '🔥',
+  '💯',
+  '👍',
+  '🙏',
+  '❤️',
+  '✨',
+  '🎉',
+  '🐶',
+  '🍕',
+  '⚽',
+  '🚀',
+  '😈',
+  '💩',
+  '🤡',
+  '👻',
+  '🌟',
+  '😭',
+  '🥰',
+  '🤔',
+  '👀',
+  '✌️',
+  '🇺🇸',
+  '👨‍👩‍👧'
+]
 const TLDS = ['com', 'net', 'org', 'io', 'de', 'ru', 'co.uk', 'fr', 'info', 'xyz', 'cn', 'br']
 const INJECTIONS = [
-  '<script>alert(1)</script>', '<script>', '</script>', '<img src=x onerror=alert(1)>', '<b>bold</b>', '<a href="x">',
-  '" OR 1=1 --', "' OR '1'='1", "'; DROP TABLE users; --", "Robert'); DROP TABLE Students;--", 'admin\'--',
-  '1; SELECT * FROM users', 'UNION SELECT password FROM users', '{{7*7}}', '${7*7}', '${jndi:ldap://x/a}', '<?php echo 1; ?>',
-  '<iframe src=javascript:alert(1)>', '../../etc/passwd', '%00', '\\x00', '<svg onload=alert(1)>', 'javascript:alert(1)',
-  '<%= 7*7 %>', '#{7*7}', '"><script>', "' AND SLEEP(5)--", 'EXEC xp_cmdshell', 'sleep(10)#', '|| ls -la', '$(whoami)', '`id`',
+  '<script>alert(1)</script>',
+  '<script>',
+  '</script>',
+  '<img src=x onerror=alert(1)>',
+  '<b>bold</b>',
+  '<a href="x">',
+  '" OR 1=1 --',
+  "' OR '1'='1",
+  "'; DROP TABLE users; --",
+  "Robert'); DROP TABLE Students;--",
+  "admin'--",
+  '1; SELECT * FROM users',
+  'UNION SELECT password FROM users',
+  '{{7*7}}',
+  '${7*7}',
+  '${jndi:ldap://x/a}',
+  '<?php echo 1; ?>',
+  '<iframe src=javascript:alert(1)>',
+  '../../etc/passwd',
+  '%00',
+  '\\x00',
+  '<svg onload=alert(1)>',
+  'javascript:alert(1)',
+  '<%= 7*7 %>',
+  '#{7*7}',
+  '"><script>',
+  "' AND SLEEP(5)--",
+  'EXEC xp_cmdshell',
+  'sleep(10)#',
+  '|| ls -la',
+  '$(whoami)',
+  '`id`'
 ]
 const SENTENCE_TEMPLATES = [
-  'my name is {n}', 'i am {n}', 'this is {n}', 'call me {n}', 'hello my name is {n}', 'not telling you', 'none of your business',
-  'i dont want to say', 'why do you need this', 'just testing the form', 'prefer not to say', 'buy cheap {w} now',
-  'click here for free {w}', 'best {w} online', 'get rich quick', 'check out my website', 'visit my page',
+  'my name is {n}',
+  'i am {n}',
+  'this is {n}',
+  'call me {n}',
+  'hello my name is {n}',
+  'not telling you',
+  'none of your business',
+  'i dont want to say',
+  'why do you need this',
+  'just testing the form',
+  'prefer not to say',
+  'buy cheap {w} now',
+  'click here for free {w}',
+  'best {w} online',
+  'get rich quick',
+  'check out my website',
+  'visit my page'
 ]
-const HOMOGLYPH: Record<string, string> = { a: 'а', e: 'е', o: 'о', p: 'р', c: 'с', x: 'х', y: 'у', i: 'і', A: 'А', E: 'Е', O: 'О', P: 'Р', C: 'С', H: 'Н', K: 'К', M: 'М', T: 'Т', B: 'В' }
+const HOMOGLYPH: Record<string, string> = {
+  a: 'а',
+  e: 'е',
+  o: 'о',
+  p: 'р',
+  c: 'с',
+  x: 'х',
+  y: 'у',
+  i: 'і',
+  A: 'А',
+  E: 'Е',
+  O: 'О',
+  P: 'Р',
+  C: 'С',
+  H: 'Н',
+  K: 'К',
+  M: 'М',
+  T: 'Т',
+  B: 'В'
+}
 
-function letters (rng: Rng, alphabet: string, n: number): string {
+function letters(rng: Rng, alphabet: string, n: number): string {
   const chars = Array.from(alphabet)
   let s = ''
   for (let i = 0; i < n; i++) s += pick(rng, chars)
@@ -57,7 +190,7 @@ function letters (rng: Rng, alphabet: string, n: number): string {
 }
 
 /** Random casing typical of forms: as is, lower, ALL CAPS or Title. */
-function recase (rng: Rng, s: string): string {
+function recase(rng: Rng, s: string): string {
   const r = rng()
   if (r < 0.5) return s
   if (r < 0.7) return s.toUpperCase()
@@ -65,7 +198,7 @@ function recase (rng: Rng, s: string): string {
   return s.toLowerCase()
 }
 
-function walk (rng: Rng): string {
+function walk(rng: Rng): string {
   const r = rng()
   if (r < 0.55) {
     const row = Array.from(pick(rng, ROWS))
@@ -73,7 +206,10 @@ function walk (rng: Rng): string {
     const start = int(rng, Math.max(1, row.length - len + 1))
     let s = row.slice(start, start + len).join('')
     if (rng() < 0.3) s = Array.from(s).reverse().join('')
-    if (rng() < 0.2) s += Array.from(pick(rng, ROWS)).slice(0, 2 + int(rng, 3)).join('')
+    if (rng() < 0.2)
+      s += Array.from(pick(rng, ROWS))
+        .slice(0, 2 + int(rng, 3))
+        .join('')
     return s
   }
   if (r < 0.75) {
@@ -101,7 +237,7 @@ function walk (rng: Rng): string {
 }
 
 /** One junk value of a category. */
-export function generateJunk (rng: Rng, category: JunkCategory, inp: JunkInputs): string {
+export function generateJunk(rng: Rng, category: JunkCategory, inp: JunkInputs): string {
   switch (category) {
     case 'keyboard_walk':
       return recase(rng, walk(rng))
@@ -125,7 +261,10 @@ export function generateJunk (rng: Rng, category: JunkCategory, inp: JunkInputs)
         const pool = LATIN + 'абвгдежзклмн' + 'αβγδ' + '哈啊嗯' + 'ㅋㅎあア' + '5'
         return recase(rng, pick(rng, Array.from(pool)).repeat(3 + int(rng, 8)))
       }
-      const unit = r < 0.7 ? letters(rng, LATIN, 2 + int(rng, 2)) : pick(rng, ['la', 'ha', 'he', 'bla', 'asd', 'na', 'ab', 'xo', 'lol', 'ja', 'ка', 'ха', '哈哈', 'ㅋㅋ', 'ok', 'yo', 'da', 'ma'])
+      const unit =
+        r < 0.7
+          ? letters(rng, LATIN, 2 + int(rng, 2))
+          : pick(rng, ['la', 'ha', 'he', 'bla', 'asd', 'na', 'ab', 'xo', 'lol', 'ja', 'ка', 'ха', '哈哈', 'ㅋㅋ', 'ok', 'yo', 'da', 'ma'])
       return recase(rng, unit.repeat(2 + int(rng, 4)))
     }
     case 'digits': {
@@ -145,7 +284,9 @@ export function generateJunk (rng: Rng, category: JunkCategory, inp: JunkInputs)
         const map: Record<string, string> = { a: '4', e: '3', i: '1', o: '0', s: '5', t: '7', l: '1', g: '9', b: '8' }
         let s = name
         let done = 0
-        s = Array.from(s).map((ch) => done < 2 && map[ch.toLowerCase()] !== undefined && rng() < 0.6 ? (done++, map[ch.toLowerCase()] as string) : ch).join('')
+        s = Array.from(s)
+          .map((ch) => (done < 2 && map[ch.toLowerCase()] !== undefined && rng() < 0.6 ? (done++, map[ch.toLowerCase()] as string) : ch))
+          .join('')
         return done > 0 ? s : s + '1'
       }
       return letters(rng, LATIN + '0123456789', 4 + int(rng, 8))
@@ -176,11 +317,15 @@ export function generateJunk (rng: Rng, category: JunkCategory, inp: JunkInputs)
       return rng() < 0.5 ? `${pick(rng, inp.names)} ${e}` : `${e}${pick(rng, inp.names)}`
     }
     case 'email_url': {
-      const name = pick(rng, inp.names).toLowerCase().replace(/[^a-z]/g, '') || 'user'
+      const name =
+        pick(rng, inp.names)
+          .toLowerCase()
+          .replace(/[^a-z]/g, '') || 'user'
       const dom = letters(rng, LATIN, 4 + int(rng, 6))
       const r = rng()
       if (r < 0.4) return `${name}${rng() < 0.4 ? String(int(rng, 100)) : ''}@${dom}.${pick(rng, TLDS)}`
-      if (r < 0.6) return `${pick(rng, ['http://', 'https://', 'www.', 'http://www.'])}${dom}.${pick(rng, TLDS)}${rng() < 0.3 ? '/' + letters(rng, LATIN, 4) : ''}`
+      if (r < 0.6)
+        return `${pick(rng, ['http://', 'https://', 'www.', 'http://www.'])}${dom}.${pick(rng, TLDS)}${rng() < 0.3 ? '/' + letters(rng, LATIN, 4) : ''}`
       if (r < 0.8) return `${dom}.${pick(rng, TLDS)}`
       return `${name}.${letters(rng, LATIN, 3 + int(rng, 5))}@${pick(rng, ['gmail.com', 'yahoo.com', 'mail.ru', 'web.de', 'outlook.com'])}`
     }
@@ -226,11 +371,16 @@ export function generateJunk (rng: Rng, category: JunkCategory, inp: JunkInputs)
       if (r < 0.45) {
         // Homoglyph spoofing: a Latin name with a few Cyrillic look-alikes.
         let swapped = 0
-        const s = Array.from(name).map((ch) => {
-          const h = HOMOGLYPH[ch]
-          if (h !== undefined && (swapped === 0 || rng() < 0.3)) { swapped++; return h }
-          return ch
-        }).join('')
+        const s = Array.from(name)
+          .map((ch) => {
+            const h = HOMOGLYPH[ch]
+            if (h !== undefined && (swapped === 0 || rng() < 0.3)) {
+              swapped++
+              return h
+            }
+            return ch
+          })
+          .join('')
         return swapped > 0 ? s : name + pick(rng, ['ов', 'ий', 'σ', 'λ'])
       }
       const other = pick(rng, ['李', '王', 'さ', 'ア', '김', 'ж', 'ш', 'λ', 'ω', 'ש', 'ع', 'क', 'ก'])

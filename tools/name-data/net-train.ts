@@ -21,17 +21,19 @@ export interface TrainOptions {
 }
 
 /** brain.js JSON of the chosen epoch, its number and validation loss. */
-export function trainMlp (rows: Row[], o: TrainOptions): { json: unknown, epoch: number, loss: number } {
+export function trainMlp(rows: Row[], o: TrainOptions): { json: unknown; epoch: number; loss: number } {
   const rng = mulberry32(o.seed)
   const data = [...rows]
   const net = withSeededMathRandom(o.seed, () => new brain.NeuralNetwork({ hiddenLayers: o.hidden, activation: 'sigmoid' }))
   const lr0 = o.learningRate ?? 0.05
-  let best: { json: unknown, epoch: number, loss: number } | undefined
+  let best: { json: unknown; epoch: number; loss: number } | undefined
   for (let epoch = 1; epoch <= o.epochs; epoch++) {
     shuffle(rng, data)
     // Per-sample SGD is noisy at a fixed rate; annealing lets the late epochs settle.
-    const lr = lr0 * (1 - 0.95 * (epoch - 1) / Math.max(1, o.epochs - 1))
-    const state = withSeededMathRandom(o.seed + epoch, () => net.train(data, { iterations: 1, errorThresh: 1e-6, learningRate: lr, momentum: 0.5 }))
+    const lr = lr0 * (1 - (0.95 * (epoch - 1)) / Math.max(1, o.epochs - 1))
+    const state = withSeededMathRandom(o.seed + epoch, () =>
+      net.train(data, { iterations: 1, errorThresh: 1e-6, learningRate: lr, momentum: 0.5 })
+    )
     let loss = 0
     const val = o.validation ?? []
     for (const c of val) {

@@ -4,7 +4,7 @@
 export type Rng = () => number
 
 /** mulberry32: small, fast, good enough for shuffles and synthetic data. */
-export function mulberry32 (seed: number): Rng {
+export function mulberry32(seed: number): Rng {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -16,17 +16,17 @@ export function mulberry32 (seed: number): Rng {
 }
 
 /** Integer in [0, n). */
-export function int (rng: Rng, n: number): number {
+export function int(rng: Rng, n: number): number {
   return Math.floor(rng() * n)
 }
 
 /** Uniform pick from a non-empty array. */
-export function pick<T> (rng: Rng, xs: readonly T[]): T {
+export function pick<T>(rng: Rng, xs: readonly T[]): T {
   return xs[Math.floor(rng() * xs.length)] as T
 }
 
 /** Fisher–Yates shuffle in place. */
-export function shuffle<T> (rng: Rng, xs: T[]): T[] {
+export function shuffle<T>(rng: Rng, xs: T[]): T[] {
   for (let i = xs.length - 1; i > 0; i--) {
     const j = Math.floor(rng() * (i + 1))
     const t = xs[i] as T
@@ -37,7 +37,7 @@ export function shuffle<T> (rng: Rng, xs: T[]): T[] {
 }
 
 /** FNV-1a 32-bit hash of a string mixed with a seed, mapped to [0, 1). */
-export function hashUnit (s: string, seed: number): number {
+export function hashUnit(s: string, seed: number): number {
   let h = (0x811c9dc5 ^ seed) >>> 0
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i)
@@ -50,7 +50,7 @@ export function hashUnit (s: string, seed: number): number {
 }
 
 /** Runs `fn` with `Math.random` replaced by a seeded generator (brain.js draws its initial weights from it). */
-export function withSeededMathRandom<T> (seed: number, fn: () => T): T {
+export function withSeededMathRandom<T>(seed: number, fn: () => T): T {
   const original = Math.random
   Math.random = mulberry32(seed)
   try {
