@@ -1,5 +1,5 @@
 // The usage dashboard's behaviour: reads one key's usage from the server and shows it.
-(() => {
+;(() => {
   const storageKey = 'user-verification.apiKey'
   const byId = (id) => document.getElementById(id)
   const form = byId('key-form')
