@@ -122,7 +122,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     for (let attempt = 1; ; attempt++) {
       let entry: KeyEntry
       try {
-        entry = token === '' ? { record: undefined, account: undefined, version: undefined } : await keyCache.lookup(open, hash)
+        entry = token === '' ? { record: undefined, account: undefined, version: undefined } : await keyCache.lookup(open, hash, time)
       } catch (error) {
         logFailure('ERR_UV_STORE', 'key lookup failed', error)
         return void unavailable(res)
