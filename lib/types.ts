@@ -151,9 +151,10 @@ export interface QuotaStore {
   refund(keyId: string, period: string, amount: number): Promise<void>
   /**
    * Optional, for stores whose replies can be lost (network stores): undoes the consume named
-   * `operation` if the store applied it and it was not cancelled before; resolves `true` when
-   * units were given back, `false` when there was nothing to undo. Idempotent. The middleware
-   * calls it, retrying until the store answers, for every consume that rejected.
+   * `operation` if the store applied it and it was not cancelled before, and otherwise fences the
+   * name off so that the consume, if a hung server still runs it later, is refused; resolves
+   * `true` when units were given back, `false` when there was nothing to undo. Idempotent. The
+   * middleware calls it, retrying until the store answers, for every consume that rejected.
    */
   cancel?(operation: string, keyId: string, period: string, amount: number): Promise<boolean>
   /**

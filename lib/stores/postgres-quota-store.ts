@@ -2,6 +2,7 @@
 import type pg from 'pg'
 import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
 import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
+import { withTimeout } from './with-timeout.js'
 
 /** How long a named consume can still be cancelled, in ms: longer than any retry of the middleware. */
 const operationTtl = 2 * 3600 * 1000
@@ -20,6 +21,11 @@ export interface PostgresQuotaStoreOptions {
   logger?: Logger
   /** Clock for the purge, in ms since the epoch. Defaults to `Date.now`. */
   now?: () => number
+  /**
+   * Bound on each call, waiting for a pool connection included, in ms (0 = none). A call past it
+   * rejects; a consume abandoned so is then undone or fenced off by `cancel`. Defaults to 0.
+   */
+  timeout?: number
   /** Called by `close()`, e.g. `() => pool.end()` when the store owns the pool. */
   close?: () => Promise<void>
 }
@@ -36,7 +42,7 @@ export class PostgresQuotaStore implements QuotaStore {
   readonly #pool: pg.Pool
   readonly #table: string
   readonly #options: PostgresQuotaStoreOptions
-  readonly #sql: { consume: string; select: string; refund: string; cancel: string; purge: string; purgeOps: string }
+  readonly #sql: { consume: string; select: string; refund: string; fence: string; cancel: string; purge: string; purgeOps: string }
   #timer: NodeJS.Timeout | undefined
 
   constructor(options: PostgresQuotaStoreOptions) {
@@ -66,7 +72,16 @@ export class PostgresQuotaStore implements QuotaStore {
           INSERT INTO ${table}_ops (operation, key_id, period, amount, expires_at)
           SELECT $6::text, $1, $2, $3::bigint, $7::bigint FROM applied WHERE $6::text IS NOT NULL)
         SELECT used FROM applied`,
-      cancel: `WITH undone AS (DELETE FROM ${table}_ops WHERE operation = $1 RETURNING key_id, period, amount)
+      // Cancel, step 1: a fence (amount 0) under the operation's name, unless the consume recorded it
+      // first. ON CONFLICT waits for a consume still in progress on another connection; once the
+      // fence stands, that name's INSERT fails, so a consume delayed on a hung server never commits.
+      fence: `INSERT INTO ${table}_ops (operation, key_id, period, amount, expires_at) VALUES ($1, $2, $3, 0, $4::bigint)
+        ON CONFLICT (operation) DO NOTHING RETURNING 1`,
+      // Step 2, when the consume committed: undo it once, leaving the row behind as the fence.
+      cancel: `WITH undone AS (
+          UPDATE ${table}_ops AS o SET amount = 0 FROM ${table}_ops AS old
+          WHERE o.operation = $1 AND old.operation = o.operation AND o.amount > 0
+          RETURNING o.key_id, o.period, old.amount)
         UPDATE ${table} AS q SET used = GREATEST(0, q.used - undone.amount) FROM undone
         WHERE q.key_id = undone.key_id AND q.period = undone.period RETURNING 1`,
       select: `SELECT used FROM ${table} WHERE key_id = $1 AND period = $2`,
@@ -119,27 +134,39 @@ export class PostgresQuotaStore implements QuotaStore {
       named,
       now + operationTtl
     ]
-    const result = await this.#pool.query<{ used: string }>(this.#sql.consume, params)
+    const result = await this.#query<{ used: string }>(this.#sql.consume, params)
     const row = result.rows[0]
     if (row !== undefined) return { granted: true, used: Number(row.used) }
     return { granted: false, used: await this.get(keyId, period) }
   }
 
+  /**
+   * Undoes the consume named `operation`, or fences it off when it has not committed (yet): a
+   * consume sent before a timeout and run later by a hung server can never commit afterwards.
+   */
   async cancel(operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
-    checkName('keyId', keyId)
-    checkName('period', period)
     checkUnits('amount', amount)
-    const result = await this.#pool.query(this.#sql.cancel, [checkName('operation', operation)])
+    const now = (this.#options.now ?? Date.now)()
+    const name = checkName('operation', operation)
+    const fenced = await this.#query(this.#sql.fence, [name, checkName('keyId', keyId), checkName('period', period), now + operationTtl])
+    if ((fenced.rowCount ?? 0) > 0) return false
+    const result = await this.#query(this.#sql.cancel, [name])
     return (result.rowCount ?? 0) > 0
   }
 
   async refund(keyId: string, period: string, amount: number): Promise<void> {
-    await this.#pool.query(this.#sql.refund, [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)])
+    await this.#query(this.#sql.refund, [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)])
   }
 
   async get(keyId: string, period: string): Promise<number> {
-    const result = await this.#pool.query<{ used: string }>(this.#sql.select, [checkName('keyId', keyId), checkName('period', period)])
+    const result = await this.#query<{ used: string }>(this.#sql.select, [checkName('keyId', keyId), checkName('period', period)])
     return result.rows[0] === undefined ? 0 : Number(result.rows[0].used)
+  }
+
+  #query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    const query = this.#pool.query<R>(sql, params)
+    const timeout = this.#options.timeout ?? 0
+    return timeout > 0 ? withTimeout(query, timeout, 'PostgreSQL') : query
   }
 
   async close(): Promise<void> {

@@ -23,7 +23,8 @@ export interface RedisQuotaStoreOptions {
 
 // KEYS[1] usage key, KEYS[2] operation key; ARGV amount, limit, expiresAt (ms), operation TTL (ms,
 // 0 = no operation). Returns {granted 0|1, used}. A granted operation is remembered so cancel can undo it.
-const CONSUME = `local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+const CONSUME = `if tonumber(ARGV[4]) > 0 and redis.call('EXISTS', KEYS[2]) == 1 then return redis.error_reply('UV_CANCELLED the operation was cancelled') end
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 if used + amount > tonumber(ARGV[2]) then return {0, used} end
 used = redis.call('INCRBY', KEYS[1], amount)
@@ -38,10 +39,12 @@ local used = redis.call('DECRBY', KEYS[1], ARGV[1])
 if used < 0 then redis.call('INCRBY', KEYS[1], -used) used = 0 end
 return used`
 
-// KEYS[1] usage key, KEYS[2] operation key. Undoes a remembered operation once; 1 if units came back.
+// KEYS[1] usage key, KEYS[2] operation key; ARGV[1] operation TTL (ms). Undoes a remembered operation
+// once; 1 if units came back. Leaves 0 under the name as a fence: a consume of that name arriving
+// later (sent before a timeout, delayed on the way) is refused by CONSUME's first line.
 const CANCEL = `local amount = tonumber(redis.call('GET', KEYS[2]) or '0')
+redis.call('SET', KEYS[2], 0, 'PX', ARGV[1])
 if amount == 0 then return 0 end
-redis.call('DEL', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local used = redis.call('DECRBY', KEYS[1], amount)
 if used < 0 then redis.call('INCRBY', KEYS[1], -used) end
@@ -128,7 +131,7 @@ export class RedisQuotaStore implements QuotaStore {
 
   async cancel(operation: string, keyId: string, period: string, amount: number): Promise<boolean> {
     checkUnits('amount', amount)
-    const reply = await this.#eval(CANCEL, [this.#key(keyId, period), this.#operationKey(operation)], [])
+    const reply = await this.#eval(CANCEL, [this.#key(keyId, period), this.#operationKey(operation)], [String(operationTtl)])
     return Number(reply) === 1
   }
 

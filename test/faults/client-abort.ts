@@ -6,7 +6,10 @@ import { startDnsServer } from '../fixtures/dns-server.js'
 import { memoryStores, startApi } from '../fixtures/create-api.js'
 import { testZone } from '../fixtures/test-verifiers.js'
 
-const dns = await startDnsServer({ ...structuredClone(testZone), 'slow-mail.com': { mx: [{ priority: 10, exchange: 'mx.acme-mail.com' }], delay: 1500 } })
+const dns = await startDnsServer({
+  ...structuredClone(testZone),
+  'slow-mail.com': { mx: [{ priority: 10, exchange: 'mx.acme-mail.com' }], delay: 1500 }
+})
 t.teardown(() => dns.close())
 const period = () => periodOf(Date.now()).id
 
