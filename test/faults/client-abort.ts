@@ -32,7 +32,7 @@ async function postAndLeave(url: string, key: string, body: unknown, ms: number)
 t.test('12 clients leave while their slow DNS check runs: no answer, no unit charged', async (t) => {
   const api = await startApi({ dnsServers: [dns.server], dnsTimeout: 3000 })
   t.teardown(() => api.close())
-  const { key, id } = await api.key('free')
+  const { key, account: id } = await api.key('free')
   const body = { model: 'user_verification', email: 'jane@slow-mail.com', firstname: 'Jane' }
   const statuses = await Promise.all(Array.from({ length: 12 }, () => postAndLeave(api.endpoint, key, body, 200)))
   t.strictSame([...new Set(statuses)], [0], 'every client gave up before its answer')
@@ -54,6 +54,8 @@ t.test('a client that leaves while its units are being consumed gets them back',
       localKeys: true,
       prefix: 'uv',
       get: (...args) => base.quota.get(...args),
+      daily: (...args) => base.quota.daily(...args),
+      monthly: (...args) => base.quota.monthly(...args),
       refund: (...args) => base.quota.refund(...args),
       async consume(...args) {
         if (slow) await new Promise((resolve) => setTimeout(resolve, 300))
@@ -63,7 +65,7 @@ t.test('a client that leaves while its units are being consumed gets them back',
   }
   const api = await startApi({ store: stores, dnsServers: [dns.server] })
   t.teardown(() => api.close())
-  const { key, id } = await api.key('free')
+  const { key, account: id } = await api.key('free')
   slow = true
   const status = await postAndLeave(api.endpoint, key, { model: 'user_verification', firstname: 'Jane', lastname: 'Doe' }, 100)
   t.equal(status, 0, 'the client left during the consume')
@@ -99,7 +101,7 @@ t.test('an exhausted key is answered 402 without running a verifier, and the ord
     }
   })
   t.teardown(() => api.close())
-  const { key, id } = await api.key('free')
+  const { key, account: id } = await api.key('free')
   const one = { model: 'user_verification', email: 'jane@acme-mail.com' }
   for (let i = 0; i < 25; i++) t.equal((await api.post(one, { token: key })).status, 200)
   t.equal(verified, 25)
@@ -117,7 +119,7 @@ t.test('an exhausted key is answered 402 without running a verifier, and the ord
 t.test('a key on an unknown plan gets 402 at once, and usage another process freed is seen', async (t) => {
   const api = await startApi({ dnsServers: [dns.server], plans: { free: 2 } })
   t.teardown(() => api.close())
-  const { key, id } = await api.key('free')
+  const { key, account: id } = await api.key('free')
   const one = { model: 'user_verification', firstname: 'Jane' }
   t.equal((await api.post(one, { token: key })).status, 200)
   t.equal((await api.post(one, { token: key })).status, 200)
