@@ -138,7 +138,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     const hash = hashKey(token)
     let entry: KeyEntry
     try {
-      entry = token === '' ? { record: undefined, account: undefined, version: undefined } : await keyCache.lookup(open, hash)
+      entry = token === '' ? { record: undefined, account: undefined, version: undefined } : await keyCache.lookup(open, hash, time)
     } catch (error) {
       logFailure('ERR_UV_STORE', 'key lookup failed', error)
       return void unavailable(res)
@@ -155,7 +155,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
         over = await overLimit(open, active.account.id, period, fields.count, limit)
         // A 402 decided on a cached record must not come from a plan that changed meanwhile.
         if (over && attempt === 1) {
-          const current = await keyCache.revalidate(open, hash, entry)
+          const current = await keyCache.revalidate(open, hash, entry, time)
           if (current !== entry) {
             entry = current
             continue
@@ -224,7 +224,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       if (!keyCache.confirm(admitted.hash, entry, consumed) && attempt < 3) {
         try {
           if (consumed.granted) await open.quota.refund(account.id, period.id, fields.count, day)
-          const fresh = await keyCache.lookup(open, admitted.hash)
+          const fresh = await keyCache.lookup(open, admitted.hash, time)
           if (!isKeyActive(fresh.record, fresh.account, time)) return void sendDetail(res, 401, details.invalidToken)
           entry = fresh as ActiveEntry
           limit = limitOf(entry.account)
