@@ -264,7 +264,7 @@ export async function usage(
   const rows =
     'days' in history ? history.days.map((d) => [d.day, String(d.units)]) : history.months.map((m) => [m.period, String(m.units)])
   return {
-    json: { ...(key === undefined ? {} : { key }), ...report, from: range.from, to: range.to, ...history },
+    json: { ...(key === undefined ? {} : { id: key }), ...report, from: range.from, to: range.to, ...history },
     text: [
       `${report.account} (${report.plan}): ${report.used} of ${report.limit} units used in ${report.period}; ${report.remaining} left; resets ${report.reset}.`,
       rows.length === 0

@@ -341,7 +341,7 @@ t.test('the built server, as users start it, serves the dashboard', { skip: skip
   await submitKey(page, key, 'loaded')
   await assertShown(t, page, { id, plan: 'free', used: 3, limit: 25, remaining: 22, origin, key })
   const cli = await runCli(['usage', id, '--store', store, '--json'])
-  t.match(JSON.parse(cli.stdout), { key: id, used: 3, limit: 25, remaining: 22 }, 'the store agrees with the page')
+  t.match(JSON.parse(cli.stdout), { id, used: 3, limit: 25, remaining: 22 }, 'the store agrees with the page')
   t.strictSame(unexpected(problems), [], "no console errors or CSP violations under the app's real headers")
   t.notOk(server.stdout().includes(key), 'the key is not in the JSON log')
   t.equal(server.stderr().split(key).length, printed, 'nor printed again after the one-time demo message')
