@@ -8,6 +8,7 @@ export const errorCodes = {
   ERR_UV_MODEL_LOAD: 'The name model could not be loaded; requests with names get 503 until it loads.',
   ERR_UV_STORE_TIMEOUT: 'A store call took longer than its bound (commandTimeout); it was abandoned and the request answered 503.',
   ERR_UV_DUPLICATE_KEY: 'A key with the same id or digest already exists in the key store.',
+  ERR_UV_STORE_DRIVER: 'The store URL needs a driver package that is not installed (or a newer Node); the message names it.',
   ERR_UV_REFUND: 'Giving units back after a failed request failed; the usage may be too high by that request.',
   WRN_UV_UNKNOWN_OPTION: 'An option key is not known; it is ignored (check its spelling).',
   WRN_UV_UNKNOWN_PLAN: 'A key names a plan that the plans option does not define; it is treated as a limit of 0.',

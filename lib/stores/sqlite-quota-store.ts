@@ -1,6 +1,6 @@
 // Default quota store: conditional UPSERTs, grouped per statement under load, on the SQLite file the keys live in.
-import sqlite3 from 'sqlite3'
 import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
+import { type SqliteDatabase, type SqliteDriverName, type SqliteStatement, openSqliteDatabase } from './sqlite-driver.js'
 import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
 
 /** Options of {@link SqliteQuotaStore}. */
@@ -19,6 +19,8 @@ export interface SqliteQuotaStoreOptions {
   logger?: Logger
   /** Clock for the purge, in ms since the epoch. Defaults to `Date.now`. */
   now?: () => number
+  /** SQLite binding: node:sqlite where Node has it (22.13+), else the optional `sqlite3` package. */
+  driver?: SqliteDriverName
 }
 
 // Consumes that arrive while one statement runs are sent together as the next one (group commit):
@@ -45,9 +47,9 @@ interface Pending {
 type Params = unknown[]
 
 /**
- * Quota on SQLite through the `sqlite3` driver (the one @keyv/sqlite uses; Keyv itself has no
- * atomic increment). Atomic across processes sharing the file, so `localKeys` is `false` for a
- * file and `true` for `:memory:`.
+ * Quota on SQLite through Node's built-in node:sqlite (or the optional `sqlite3` package on a
+ * Node without it; see sqlite-driver.ts). Keyv has no atomic increment, hence SQL. Atomic across
+ * processes sharing the file, so `localKeys` is `false` for a file and `true` for `:memory:`.
  *
  * Durability: the database runs in WAL mode with `synchronous=NORMAL`. A consume resolves only
  * after its transaction committed to the WAL file, which lives in the OS page cache once
@@ -58,7 +60,8 @@ type Params = unknown[]
 export class SqliteQuotaStore implements QuotaStore {
   readonly localKeys: boolean
   readonly prefix: string
-  readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now'>> & Pick<SqliteQuotaStoreOptions, 'logger' | 'now'>
+  readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now' | 'driver'>> &
+    Pick<SqliteQuotaStoreOptions, 'logger' | 'now' | 'driver'>
   #ready: Promise<Opened> | undefined
   #timer: NodeJS.Timeout | undefined
   readonly #queue: Pending[] = []
@@ -107,7 +110,7 @@ export class SqliteQuotaStore implements QuotaStore {
         try {
           const db = await this.#open()
           const rows = await all<UsageRow & { op: number }>(
-            db.consumeStatement(batch.length),
+            await db.consumeStatement(batch.length),
             batch.flatMap((p, op) => [...p.params, op])
           )
           const written = new Map(rows.map((row) => [Number(row.op), row]))
@@ -168,10 +171,7 @@ export class SqliteQuotaStore implements QuotaStore {
     } catch {
       return
     }
-    for (const s of [...opened.consumeStatements.values(), opened.refund, opened.select, opened.purge, opened.bump]) {
-      await new Promise<void>((resolve) => s.finalize(() => resolve()))
-    }
-    await new Promise<void>((resolve, reject) => opened.db.close((error) => (error ? reject(error) : resolve())))
+    await opened.db.close()
   }
 
   async #used(db: Opened, keyId: unknown, period: unknown): Promise<number> {
@@ -200,14 +200,13 @@ export class SqliteQuotaStore implements QuotaStore {
 }
 
 interface Opened {
-  db: sqlite3.Database
+  db: SqliteDatabase
   /** The consume statement for a batch of `rows` (prepared on first use, then kept). */
-  consumeStatement: (rows: number) => sqlite3.Statement
-  consumeStatements: Map<number, sqlite3.Statement>
-  refund: sqlite3.Statement
-  select: sqlite3.Statement
-  purge: sqlite3.Statement
-  bump: sqlite3.Statement
+  consumeStatement: (rows: number) => Promise<SqliteStatement>
+  refund: SqliteStatement
+  select: SqliteStatement
+  purge: SqliteStatement
+  bump: SqliteStatement
 }
 
 interface UsageRow {
@@ -215,22 +214,19 @@ interface UsageRow {
   keys_version: number | null
 }
 
-async function openDatabase(options: { path: string; table: string; busyTimeout: number }): Promise<Opened> {
-  const { path, table, busyTimeout } = options
-  const db = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const database: sqlite3.Database = new sqlite3.Database(path, (error) => {
-      if (error === null) resolve(database)
-      else
-        reject(
-          new Error(
-            `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${error.message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
-            { cause: error }
-          )
-        )
-    })
-  })
+async function openDatabase(options: { path: string; table: string; busyTimeout: number; driver?: SqliteDriverName }): Promise<Opened> {
+  const { path, table, busyTimeout, driver } = options
+  let db: SqliteDatabase
   try {
-    db.configure('busyTimeout', busyTimeout)
+    db = await openSqliteDatabase(path, { busyTimeout, ...(driver === undefined ? {} : { driver }) })
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_UV_STORE_DRIVER') throw error
+    throw new Error(
+      `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${(error as Error).message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
+      { cause: error }
+    )
+  }
+  try {
     await exec(db, 'PRAGMA journal_mode=WAL')
     await exec(db, 'PRAGMA synchronous=NORMAL')
     await exec(
@@ -241,23 +237,21 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
       PRIMARY KEY (key_id, period)) WITHOUT ROWID`
     )
     // Files from before group commit lack the columns that carry a row's limit and batch index.
-    const columns = await new Promise<Array<{ name: string }>>((resolve, reject) =>
-      db.all(`PRAGMA table_info(${table})`, (error, rows: Array<{ name: string }>) => (error ? reject(error) : resolve(rows)))
-    )
+    const columns = await db.all<{ name: string }>(`PRAGMA table_info(${table})`)
     for (const column of ['lim', 'op']) {
       if (!columns.some((c) => c.name === column)) await exec(db, `ALTER TABLE ${table} ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`)
     }
     await exec(db, `CREATE TABLE IF NOT EXISTS ${table}_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`)
     await exec(db, `INSERT OR IGNORE INTO ${table}_meta (name, value) VALUES ('keys', 0)`)
-    const consumeStatements = new Map<number, sqlite3.Statement>()
+    const consumeStatements = new Map<number, Promise<SqliteStatement>>()
     return {
       db,
-      consumeStatements,
-      consumeStatement(rows: number): sqlite3.Statement {
+      consumeStatement(rows: number): Promise<SqliteStatement> {
         let statement = consumeStatements.get(rows)
         if (statement === undefined) {
-          // Prepared without waiting: a failure reaches the first run's callback, which rejects the batch.
-          statement = db.prepare(CONSUME(table, rows)).on('error', () => {})
+          statement = prepare(db, CONSUME(table, rows))
+          // A failed prepare is not kept: the batch that needed it rejects, the next one tries again.
+          statement.catch(() => consumeStatements.delete(rows))
           consumeStatements.set(rows, statement)
         }
         return statement
@@ -271,7 +265,7 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
       purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`)
     }
   } catch (error) {
-    db.close(() => {})
+    await db.close().catch(() => {})
     throw new Error(
       `user-verification: the SQLite store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions and that it is a SQLite database.`,
       { cause: error }
@@ -279,25 +273,19 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
   }
 }
 
-async function exec(db: sqlite3.Database, sql: string): Promise<void> {
+async function exec(db: SqliteDatabase, sql: string): Promise<void> {
   // `all` rather than `run`/`exec`: PRAGMA journal_mode returns a row, and every statement must be stepped to the end.
-  await new Promise<void>((resolve, reject) => db.all(sql, (error) => (error ? reject(error) : resolve())))
+  await db.all(sql)
 }
 
-async function prepare(db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
-  return new Promise((resolve, reject) => {
-    const statement = db.prepare(sql, (error) => (error ? reject(error) : resolve(statement)))
-  })
+async function prepare(db: SqliteDatabase, sql: string): Promise<SqliteStatement> {
+  return db.prepare(sql)
 }
 
-// Always `all`: it steps the statement to SQLITE_DONE, which commits the autocommit transaction
-// before we resolve. `get` stops after one row and leaves the statement (and its transaction,
-// hence the write lock) open until the next call.
-async function all<T>(statement: sqlite3.Statement, params: Params): Promise<T[]> {
-  return new Promise((resolve, reject) => {
-    statement.all(params, (error: Error | null, rows: T[]) => {
-      if (error === null) resolve(rows)
-      else reject(new Error(`user-verification: SQLite quota store failed: ${error.message}`, { cause: error }))
-    })
-  })
+async function all<T>(statement: SqliteStatement, params: Params): Promise<T[]> {
+  try {
+    return await statement.all<T>(params)
+  } catch (error) {
+    throw new Error(`user-verification: SQLite quota store failed: ${(error as Error).message}`, { cause: error })
+  }
 }
