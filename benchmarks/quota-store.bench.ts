@@ -8,7 +8,7 @@ import { openStores } from '../lib/stores/open-stores.js'
 import type { SqliteDriverName } from '../lib/stores/sqlite-driver.js'
 import { SqliteQuotaStore } from '../lib/stores/sqlite-quota-store.js'
 import type { Stores } from '../lib/types.js'
-import { makeRecord, uniqueNamespace } from '../test/fixtures/store-contract.js'
+import { makeAccount, makeRecord, uniqueNamespace } from '../test/fixtures/store-contract.js'
 
 const usage = `Usage: npx tsx benchmarks/quota-store.bench.ts [ops per run, default 4000]
 Env: UV_TEST_REDIS_URL / UV_TEST_POSTGRES_URL add the Redis / PostgreSQL rows.`
@@ -96,7 +96,9 @@ try {
       const { default: pg } = await import('pg')
       const client = new pg.Client({ connectionString: process.env.UV_TEST_POSTGRES_URL })
       await client.connect()
-      await client.query(`DROP TABLE IF EXISTS ${namespace}_keys, ${namespace}_quota, ${namespace}_quota_ops`)
+      await client.query(
+        `DROP TABLE IF EXISTS ${namespace}_keys, ${namespace}_quota, ${namespace}_quota_ops, ${namespace}_quota_daily, ${namespace}_quota_meta`
+      )
       await client.end()
     })
   }
@@ -111,7 +113,9 @@ try {
       )
     }
     if (name !== 'memory' && !name.startsWith('SQLite quota on')) {
-      for (let i = 0; i < 1000; i++) await stores.keys.create(makeRecord(Date.UTC(2030, 0, 1) + i))
+      const account = makeAccount()
+      await stores.keys.createAccount(account)
+      for (let i = 0; i < 1000; i++) await stores.keys.create(makeRecord(account.id, Date.UTC(2030, 0, 1) + i))
       const t0 = performance.now()
       const listed = await stores.keys.list()
       listRows.push({ store: `${name} (${listed.length} keys)`, ms: performance.now() - t0 })

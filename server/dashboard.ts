@@ -1,7 +1,7 @@
 // The usage dashboard: a self-contained page at /dashboard and the JSON usage of one key behind it.
 import { readFileSync } from 'node:fs'
 import express, { type Request, type Response } from 'express'
-import { defaultPlans, hashKey, periodOf, type Stores, type UserVerificationMiddleware } from '../lib/index.js'
+import { defaultPlans, hashKey, isKeyActive, periodOf, type Stores, type UserVerificationMiddleware } from '../lib/index.js'
 import { usageReport } from './usage-report.js'
 
 /** Options of {@link createDashboard}. */
@@ -114,10 +114,12 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
     if (!stores) return unavailable(res)
     try {
       const key = await bounded(stores.keys.getByHash(hashKey(token)))
-      if (key === undefined || key.revokedAt !== null) return sendDetail(res, 401, 'Invalid API token')
-      const period = periodOf(now())
-      const used = await bounded(stores.quota.get(key.id, period.id))
-      res.set('Cache-Control', 'no-store').json(usageReport(key, period, used, plans))
+      const account = key === undefined ? undefined : await bounded(stores.keys.getAccount(key.accountId))
+      const time = now()
+      if (key === undefined || account === undefined || !isKeyActive(key, account, time)) return sendDetail(res, 401, 'Invalid API token')
+      const period = periodOf(time)
+      const used = await bounded(stores.quota.get(account.id, period.id))
+      res.set('Cache-Control', 'no-store').json({ id: key.id, ...usageReport(account, period, used, plans) })
     } catch {
       unavailable(res)
     }

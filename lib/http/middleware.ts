@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
-import { hashKey } from '../quota/api-keys.js'
+import { hashKey, isKeyActive } from '../quota/api-keys.js'
 import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from '../errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf, type Period } from '../quota/plans.js'
@@ -11,14 +11,14 @@ import { createRateLimiters, redisBackendOf } from './rate-limit.js'
 import { validateRequest, type RequestBody } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from '../stores/open-stores.js'
 import { KeyCache, type KeyEntry } from '../quota/key-cache.js'
-import type { ConsumeResult, KeyRecord, Stores } from '../types.js'
+import type { Account, ConsumeResult, KeyRecord, Stores } from '../types.js'
 import { createVerifier, presentFields, type PresentFields } from '../verify.js'
 
 /** The only `model` the API accepts. */
 export const modelName = 'user_verification'
 
-/** How long a period's usage is kept after the period ends, so `usage` can still show it. */
-const usageRetention = 62 * 24 * 3600 * 1000
+/** How long a period's usage (month total and days) is kept after the period ends: >= 13 months of history. */
+export const usageRetention = 400 * 24 * 3600 * 1000
 
 /** Counters the standalone server exposes on `/metrics`. */
 export interface MiddlewareMetrics {
@@ -45,9 +45,10 @@ export interface UserVerificationMiddleware extends RequestHandler {
   close(): Promise<void>
 }
 
-/** A request that passed every check up to the quota: its key and the units now used. */
+/** A request that passed every check up to the quota: its key, account and the units now used. */
 interface Admitted {
   key: KeyRecord
+  account: Account
   limit: number
   used: number
 }
@@ -112,43 +113,46 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     token: string,
     body: RequestBody,
     fields: PresentFields,
-    period: Period
+    period: Period,
+    time: number
   ): Promise<Admitted | undefined> {
+    const day = new Date(time).toISOString().slice(0, 10)
     const hash = hashKey(token)
     // A cached key record can turn out stale at the consume: undo it and go again with a fresh one.
     for (let attempt = 1; ; attempt++) {
       let entry: KeyEntry
       try {
-        entry = token === '' ? { record: undefined, version: undefined } : await keyCache.lookup(open, hash)
+        entry = token === '' ? { record: undefined, account: undefined, version: undefined } : await keyCache.lookup(open, hash, time)
       } catch (error) {
         logFailure('ERR_UV_STORE', 'key lookup failed', error)
         return void unavailable(res)
       }
-      const key = entry.record
-      if (key === undefined || key.revokedAt !== null) return void sendDetail(res, 401, details.invalidToken)
+      const { record: key, account } = entry
+      if (key === undefined || account === undefined || !isKeyActive(key, account, time))
+        return void sendDetail(res, 401, details.invalidToken)
       if (body.model !== modelName) return void sendDetail(res, 400, details.invalidTool)
       if (fields.count === 0) return void sendDetail(res, 400, details.noData)
 
-      const limit = plans[key.plan]
+      const limit = plans[account.plan]
       if (limit === undefined)
-        logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
+        logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN account ${account.id} has plan "${account.plan}", which is not configured`)
       // Named only where the store can undo a consume whose reply was lost.
       const operation = open.quota.cancel === undefined ? undefined : randomUUID()
       let consumed: ConsumeResult
       try {
-        consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation)
+        consumed = await open.quota.consume(account.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation, day)
         if (!keyCache.confirm(hash, entry, consumed) && attempt < 3) {
-          if (consumed.granted) await open.quota.refund(key.id, period.id, fields.count)
+          if (consumed.granted) await open.quota.refund(account.id, period.id, fields.count, day)
           continue
         }
       } catch (error) {
         logFailure('ERR_UV_STORE', 'quota update failed', error)
-        if (operation !== undefined) compensation.add(open.quota, operation, key.id, period.id, fields.count)
+        if (operation !== undefined) compensation.add(open.quota, operation, account.id, period.id, fields.count, day)
         return void unavailable(res)
       }
       if (!consumed.granted) return void sendDetail(res, 402, details.upgrade)
       metrics.unitsConsumed += fields.count
-      return { key, limit: limit ?? 0, used: consumed.used }
+      return { key, account, limit: limit ?? 0, used: consumed.used }
     }
   }
 
@@ -171,10 +175,11 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     }
     const { body, token } = checked
     const fields = presentFields(body)
-    const period = periodOf(now())
-    const admitted = await admit(res, open, token, body, fields, period)
+    const time = now()
+    const period = periodOf(time)
+    const admitted = await admit(res, open, token, body, fields, period, time)
     if (admitted === undefined) return
-    const { key, limit, used } = admitted
+    const { account, limit, used } = admitted
 
     let result
     try {
@@ -182,10 +187,10 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     } catch (error) {
       logFailure('ERR_UV_VERIFIER', 'verification failed', error)
       try {
-        await open.quota.refund(key.id, period.id, fields.count)
+        await open.quota.refund(account.id, period.id, fields.count, new Date(time).toISOString().slice(0, 10))
         metrics.unitsRefunded += fields.count
       } catch (refundError) {
-        logFailure('ERR_UV_REFUND', `could not give back ${fields.count} units of key ${key.id}`, refundError)
+        logFailure('ERR_UV_REFUND', `could not give back ${fields.count} units of account ${account.id}`, refundError)
       }
       return unavailable(res)
     }

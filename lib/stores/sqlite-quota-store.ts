@@ -1,7 +1,10 @@
-// Default quota store: conditional UPSERTs, grouped per statement under load, on the SQLite file the keys live in.
-import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
+// Default quota store: conditional UPSERTs, grouped per statement under load, with the daily history kept by a trigger in the same statement.
+import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
 import { type SqliteDatabase, type SqliteDriverName, type SqliteStatement, openSqliteDatabase } from './sqlite-driver.js'
-import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
+import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
+
+/** How long usage upgraded from release 0.1.0 is kept after its period ends (as the middleware keeps new usage). */
+const upgradedRetention = 400 * 86_400_000
 
 /** Options of {@link SqliteQuotaStore}. */
 export interface SqliteQuotaStoreOptions {
@@ -29,17 +32,21 @@ export interface SqliteQuotaStoreOptions {
 // the `lim` column so `excluded.lim` can see it). One statement = one write transaction, which
 // SQLite serialises across every connection and process on the file, so each check-and-add is
 // atomic. RETURNING names (by `op`, the row's index in the batch) every consume that was written;
-// the others were refused.
+// the others were refused. Each row also carries its day (`''`: none); the triggers made in
+// openDatabase add every change of `used` to that day's row of `<table>_daily`, inside the same
+// statement, so the history is written in the same atomic step as the consume. The `key_id`
+// column holds the account id (its name is release 0.1.0's, when usage was per key).
 const MAX_BATCH = 64
-const CONSUME = (t: string, rows: number): string => `INSERT INTO ${t} (key_id, period, used, expires_at, lim, op)
-  SELECT column1, column2, column3, column4, column5, column6 FROM (VALUES ${Array.from({ length: rows }, () => '(?,?,?,?,?,?)').join(',')})
+const CONSUME = (t: string, rows: number): string => `INSERT INTO ${t} (key_id, period, used, expires_at, lim, op, day)
+  SELECT column1, column2, column3, column4, column5, column6, column7 FROM (VALUES ${Array.from({ length: rows }, () => '(?,?,?,?,?,?,?)').join(',')})
   WHERE column3 <= column5
-  ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at), lim = excluded.lim, op = excluded.op
+  ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at), lim = excluded.lim, op = excluded.op, day = excluded.day
   WHERE used + excluded.used <= excluded.lim
   RETURNING op, used, (SELECT value FROM ${t}_meta WHERE name = 'keys') AS keys_version`
 
 interface Pending {
   params: [string, string, number, number, number]
+  day: string
   resolve: (result: ConsumeResult) => void
   reject: (error: unknown) => void
 }
@@ -87,16 +94,25 @@ export class SqliteQuotaStore implements QuotaStore {
     await this.#open()
   }
 
-  async consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
+  async consume(
+    accountId: string,
+    period: string,
+    amount: number,
+    limit: number,
+    expiresAt: number,
+    _operation?: string,
+    day?: string
+  ): Promise<ConsumeResult> {
     const params: Pending['params'] = [
-      checkName('keyId', keyId),
+      checkName('accountId', accountId),
       checkName('period', period),
       checkUnits('amount', amount),
       checkExpiresAt(expiresAt),
       checkLimit(limit)
     ]
+    const dayId = day === undefined ? '' : checkDay(day, period)
     return new Promise((resolve, reject) => {
-      this.#queue.push({ params, resolve, reject })
+      this.#queue.push({ params, day: dayId, resolve, reject })
       if (!this.#draining) void this.#drain()
     })
   }
@@ -111,7 +127,7 @@ export class SqliteQuotaStore implements QuotaStore {
           const db = await this.#open()
           const rows = await all<UsageRow & { op: number }>(
             await db.consumeStatement(batch.length),
-            batch.flatMap((p, op) => [...p.params, op])
+            batch.flatMap((p, op) => [...p.params, op, p.day])
           )
           const written = new Map(rows.map((row) => [Number(row.op), row]))
           for (const [op, pending] of batch.entries()) {
@@ -146,15 +162,41 @@ export class SqliteQuotaStore implements QuotaStore {
     await all(db.bump, [])
   }
 
-  async refund(keyId: string, period: string, amount: number): Promise<void> {
-    const params = [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)]
+  async refund(accountId: string, period: string, amount: number, day?: string): Promise<void> {
+    const params = [
+      checkUnits('amount', amount),
+      checkName('accountId', accountId),
+      checkName('period', period),
+      day === undefined ? '' : checkDay(day, period)
+    ]
     const db = await this.#open()
     await all(db.refund, params)
   }
 
-  async get(keyId: string, period: string): Promise<number> {
+  async get(accountId: string, period: string): Promise<number> {
     const db = await this.#open()
-    return this.#used(db, checkName('keyId', keyId), checkName('period', period))
+    return this.#used(db, checkName('accountId', accountId), checkName('period', period))
+  }
+
+  async daily(accountId: string, from: string, to: string): Promise<DailyUsage[]> {
+    daysBetween(from, to)
+    const db = await this.#open()
+    const rows = await all<{ day: string; units: number }>(db.daily, [checkName('accountId', accountId), from, to])
+    return rows.map((r) => ({ day: r.day, units: Number(r.units) }))
+  }
+
+  async monthly(accountId: string, from: string, to: string): Promise<MonthlyUsage[]> {
+    monthsBetween(from, to)
+    const db = await this.#open()
+    const rows = await all<{ period: string; units: number }>(db.monthly, [checkName('accountId', accountId), from, to])
+    return rows.map((r) => ({ period: r.period, units: Number(r.units) }))
+  }
+
+  /** Deletes month totals and days whose `expiresAt` is at or before `now` (also run at start-up and every `purgeInterval`). */
+  async purge(now: number): Promise<void> {
+    const db = await this.#open()
+    await all(db.purge, [now])
+    await all(db.purgeDaily, [now])
   }
 
   /** Finalises the statements, closes the database and stops the purge timer. */
@@ -184,7 +226,7 @@ export class SqliteQuotaStore implements QuotaStore {
       const { purgeInterval } = this.#options
       const now = this.#options.now ?? Date.now
       const purge = (): void => {
-        all(opened.purge, [now()]).catch((error: unknown) => {
+        Promise.all([all(opened.purge, [now()]), all(opened.purgeDaily, [now()])]).catch((error: unknown) => {
           ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
         })
       }
@@ -206,7 +248,10 @@ interface Opened {
   refund: SqliteStatement
   select: SqliteStatement
   purge: SqliteStatement
+  purgeDaily: SqliteStatement
   bump: SqliteStatement
+  daily: SqliteStatement
+  monthly: SqliteStatement
 }
 
 interface UsageRow {
@@ -229,20 +274,63 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
   try {
     await exec(db, 'PRAGMA journal_mode=WAL')
     await exec(db, 'PRAGMA synchronous=NORMAL')
-    await exec(
-      db,
-      `CREATE TABLE IF NOT EXISTS ${table} (
-      key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
-      lim INTEGER NOT NULL DEFAULT 0, op INTEGER NOT NULL DEFAULT 0,
-      PRIMARY KEY (key_id, period)) WITHOUT ROWID`
-    )
-    // Files from before group commit lack the columns that carry a row's limit and batch index.
-    const columns = await db.all<{ name: string }>(`PRAGMA table_info(${table})`)
-    for (const column of ['lim', 'op']) {
-      if (!columns.some((c) => c.name === column)) await exec(db, `ALTER TABLE ${table} ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`)
+    // One write transaction for the schema and the upgrade, so processes opening the file together take turns.
+    await exec(db, 'BEGIN IMMEDIATE')
+    try {
+      const existed =
+        (await rows<{ name: string }>(db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name = '${table}'`)).length > 0
+      await exec(
+        db,
+        `CREATE TABLE IF NOT EXISTS ${table} (
+        key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+        lim INTEGER NOT NULL DEFAULT 0, op INTEGER NOT NULL DEFAULT 0, day TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (key_id, period)) WITHOUT ROWID`
+      )
+      // Files from before group commit lack the columns that carry a row's limit and batch index; 0.1.0's lack the day.
+      const columns = await rows<{ name: string }>(db, `PRAGMA table_info(${table})`)
+      for (const column of ['lim INTEGER NOT NULL DEFAULT 0', 'op INTEGER NOT NULL DEFAULT 0', "day TEXT NOT NULL DEFAULT ''"]) {
+        if (!columns.some((c) => c.name === column.split(' ')[0])) await exec(db, `ALTER TABLE ${table} ADD COLUMN ${column}`)
+      }
+      await exec(db, `CREATE TABLE IF NOT EXISTS ${table}_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`)
+      await exec(db, `INSERT OR IGNORE INTO ${table}_meta (name, value) VALUES ('keys', 0)`)
+      await exec(
+        db,
+        `CREATE TABLE IF NOT EXISTS ${table}_daily (
+        account_id TEXT NOT NULL, day TEXT NOT NULL, units INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, day)) WITHOUT ROWID`
+      )
+      // Every change of a month total goes to the day named in the row, in the statement that made it.
+      // (No INSERT OR IGNORE: inside a trigger fired by an UPSERT its conflict clause does not apply.)
+      const toDay = (delta: string) => `INSERT INTO ${table}_daily (account_id, day, units, expires_at)
+          SELECT NEW.key_id, NEW.day, 0, NEW.expires_at WHERE NOT EXISTS (SELECT 1 FROM ${table}_daily WHERE account_id = NEW.key_id AND day = NEW.day);
+        UPDATE ${table}_daily SET units = max(0, units + ${delta}), expires_at = max(expires_at, NEW.expires_at) WHERE account_id = NEW.key_id AND day = NEW.day;`
+      await exec(
+        db,
+        `CREATE TRIGGER IF NOT EXISTS ${table}_daily_insert AFTER INSERT ON ${table} WHEN NEW.day <> '' BEGIN ${toDay('NEW.used')} END`
+      )
+      await exec(
+        db,
+        `CREATE TRIGGER IF NOT EXISTS ${table}_daily_update AFTER UPDATE OF used ON ${table} WHEN NEW.day <> '' AND NEW.used <> OLD.used BEGIN ${toDay('NEW.used - OLD.used')} END`
+      )
+      const schema = await rows<{ value: number }>(db, `SELECT value FROM ${table}_meta WHERE name = 'schema'`)
+      if (schema.length === 0) {
+        // Release 0.1.0 counted usage per key: each key became an account with the same hex (see
+        // legacyAccountId), so its months move to that account, kept as long as new usage is.
+        if (existed) {
+          await exec(
+            db,
+            `UPDATE ${table} SET key_id = 'acct_' || substr(key_id, 5),
+            expires_at = max(expires_at, CAST(strftime('%s', period || '-01', '+1 month') AS INTEGER) * 1000 + ${upgradedRetention})
+            WHERE key_id LIKE 'key\\_%' ESCAPE '\\'`
+          )
+        }
+        await exec(db, `INSERT INTO ${table}_meta (name, value) VALUES ('schema', 2)`)
+      }
+      await exec(db, 'COMMIT')
+    } catch (error) {
+      await exec(db, 'ROLLBACK').catch(() => {})
+      throw error
     }
-    await exec(db, `CREATE TABLE IF NOT EXISTS ${table}_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`)
-    await exec(db, `INSERT OR IGNORE INTO ${table}_meta (name, value) VALUES ('keys', 0)`)
     const consumeStatements = new Map<number, Promise<SqliteStatement>>()
     return {
       db,
@@ -256,13 +344,22 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
         }
         return statement
       },
-      refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1) WHERE key_id = ?2 AND period = ?3`),
+      refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1), day = ?4 WHERE key_id = ?2 AND period = ?3`),
       select: await prepare(
         db,
         `SELECT (SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2) AS used, (SELECT value FROM ${table}_meta WHERE name = 'keys') AS keys_version`
       ),
       bump: await prepare(db, `UPDATE ${table}_meta SET value = value + 1 WHERE name = 'keys'`),
-      purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`)
+      purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`),
+      purgeDaily: await prepare(db, `DELETE FROM ${table}_daily WHERE expires_at <= ?1`),
+      daily: await prepare(
+        db,
+        `SELECT day, units FROM ${table}_daily WHERE account_id = ?1 AND day >= ?2 AND day <= ?3 AND units > 0 ORDER BY day`
+      ),
+      monthly: await prepare(
+        db,
+        `SELECT period, used AS units FROM ${table} WHERE key_id = ?1 AND period >= ?2 AND period <= ?3 AND used > 0 ORDER BY period`
+      )
     }
   } catch (error) {
     await db.close().catch(() => {})
@@ -276,6 +373,10 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
 async function exec(db: SqliteDatabase, sql: string): Promise<void> {
   // `all` rather than `run`/`exec`: PRAGMA journal_mode returns a row, and every statement must be stepped to the end.
   await db.all(sql)
+}
+
+async function rows<T>(db: SqliteDatabase, sql: string): Promise<T[]> {
+  return db.all<T>(sql)
 }
 
 async function prepare(db: SqliteDatabase, sql: string): Promise<SqliteStatement> {

@@ -94,13 +94,13 @@ t.test('the model throws on some names: 503 for those, units given back, the quo
   }
   const api = await startApi({ ...(await testVerifiers(t)), nameVerifier: flaky })
   t.teardown(() => api.close())
-  const { key, id } = await api.key('free')
+  const { key, account } = await api.key('free')
   const period = periodOf(Date.now()).id
 
   const boom = await api.post({ model: 'user_verification', email: 'a@acme-mail.com', firstname: 'Boom', lastname: 'Doe' }, { token: key })
   t.equal(boom.status, 503)
   t.equal(boom.headers.get('retry-after'), '5')
-  t.equal(await api.stores.quota.get(id, period), 0, 'the 3 units were given back')
+  t.equal(await api.stores.quota.get(account, period), 0, 'the 3 units were given back')
   t.ok(calls > 0, 'the model was really called')
 
   // 22 units of good requests, then failures must not eat the last 3.
@@ -111,7 +111,7 @@ t.test('the model throws on some names: 503 for those, units given back, the quo
       (await api.post({ model: 'user_verification', email: 'a@acme-mail.com', firstname: 'Boom', lastname: 'X' }, { token: key })).status,
       503
     )
-  t.equal(await api.stores.quota.get(id, period), 22)
+  t.equal(await api.stores.quota.get(account, period), 22)
   t.equal(
     (await api.post({ model: 'user_verification', email: 'a@acme-mail.com', firstname: 'Ann', lastname: 'Lee' }, { token: key })).status,
     200,

@@ -3,7 +3,8 @@ import { createServer, type Server, type Socket } from 'node:net'
 import pg from 'pg'
 import t from 'tap'
 import { openStores } from '../../lib/stores/open-stores.js'
-import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { makeAccount, makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { legacyPostgres } from './fixtures/legacy.js'
 
 const url = process.env.UV_TEST_POSTGRES_URL
 const skip =
@@ -18,17 +19,30 @@ async function cleanup(): Promise<void> {
   if (namespaces.length === 0 || url === undefined) return
   const client = new pg.Client({ connectionString: url })
   await client.connect()
-  for (const ns of namespaces.splice(0)) await client.query(`DROP TABLE IF EXISTS ${ns}_keys, ${ns}_quota, ${ns}_quota_ops`)
+  for (const ns of namespaces.splice(0))
+    await client.query(`DROP TABLE IF EXISTS ${ns}_keys, ${ns}_quota, ${ns}_quota_ops, ${ns}_quota_daily, ${ns}_quota_meta`)
   await client.end()
 }
 
 t.test('PostgreSQL store contract', { skip }, async (t) => {
   t.teardown(cleanup)
-  storeContract(t, async () => {
-    const namespace = uniqueNamespace()
-    namespaces.push(namespace)
-    return openStores(url!, { namespace, logger: quiet })
-  })
+  storeContract(
+    t,
+    async () => {
+      const namespace = uniqueNamespace()
+      namespaces.push(namespace)
+      return openStores(url!, { namespace, logger: quiet })
+    },
+    {
+      cancel: true,
+      keysVersion: false,
+      legacy: async () => {
+        const namespace = uniqueNamespace()
+        namespaces.push(namespace)
+        return legacyPostgres(url!, namespace)
+      }
+    }
+  )
 })
 
 t.test('two store sets in one process keep working when one closes', { skip }, async (t) => {
@@ -37,11 +51,13 @@ t.test('two store sets in one process keep working when one closes', { skip }, a
   const a = await openStores(url!, { namespace: push(uniqueNamespace()), logger: quiet })
   const b = await openStores(url!, { namespace: push(uniqueNamespace()), logger: quiet })
   t.teardown(() => b.close())
-  const record = makeRecord()
+  const account = makeAccount()
+  await b.keys.createAccount(account)
+  const record = makeRecord(account.id)
   await b.keys.create(record)
   await a.close()
   t.same(await b.keys.getByHash(record.hash), record)
-  t.same(await b.quota.consume(record.id, '2031-05', 1, 1, Date.UTC(2031, 5, 1)), { granted: true, used: 1 })
+  t.same(await b.quota.consume(account.id, '2031-05', 1, 1, Date.UTC(2031, 5, 1)), { granted: true, used: 1 })
   t.equal(b.quota.localKeys, false)
   t.equal(b.keys.localKeys, false)
 })
@@ -77,7 +93,7 @@ t.test('outage: statements reject within the command timeout and the pool recove
   proxy.freeze(true)
   let started = Date.now()
   await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a hung server: the statement times out')
-  await t.rejects(stores.keys.getByHash(makeRecord().hash), 'key lookups reject too, never "no such key"')
+  await t.rejects(stores.keys.getByHash(makeRecord('acct_x').hash), 'key lookups reject too, never "no such key"')
   t.ok(Date.now() - started < 4000, `rejected after ${Date.now() - started} ms`)
   proxy.freeze(false)
   proxy.cut()

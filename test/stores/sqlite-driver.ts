@@ -5,7 +5,7 @@ import Keyv from 'keyv'
 import t from 'tap'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { NO_DRIVER_MESSAGE, openSqliteDatabase } from '../../lib/stores/sqlite-driver.js'
-import { makeRecord } from '../fixtures/store-contract.js'
+import { makeAccount, makeRecord } from '../fixtures/store-contract.js'
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
 const hasNodeSqlite = major > 22 || (major === 22 && minor >= 13)
@@ -82,10 +82,15 @@ t.test(
   }
 )
 
-t.test('keys written through @keyv/sqlite (releases up to 0.1.x) read unchanged', async (t) => {
-  const file = join(t.testdir(), 'keyv-written.sqlite')
+t.test('keys written through @keyv/sqlite (releases up to 0.1.x) read unchanged through the new adapter', async (t) => {
   const old = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}`, table: 'uv_keys' }), namespace: 'uv-keys', throwOnErrors: true })
-  const record = makeRecord(Date.UTC(2030, 0, 1), { label: 'from 0.1.0' })
+  const keyvStores = await openStores(`sqlite://${file}`)
+  const account = makeAccount(Date.UTC(2030, 0, 1))
+  await keyvStores.keys.createAccount(account)
+  await keyvStores.close()
+  // Written the way @keyv/sqlite writes: Keyv-serialised values in its table, keys `<namespace>:<key>`.
+  const old = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}`, table: 'uv_keys' }), namespace: 'uv-keys', throwOnErrors: true })
+  const record = makeRecord(account.id, Date.UTC(2030, 0, 2), { label: 'written by @keyv/sqlite' })
   await old.set(`id:${record.id}`, record.hash)
   await old.set(`hash:${record.hash}`, record)
   await old.disconnect()

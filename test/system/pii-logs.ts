@@ -207,7 +207,13 @@ t.test(
         getById: (id) => base.keys.getById(id),
         create: (record) => base.keys.create(record),
         update: (id, patch) => base.keys.update(id, patch),
-        list: () => base.keys.list()
+        list: () => base.keys.list(),
+        listByAccount: (id) => base.keys.listByAccount(id),
+        getAccount: (id) => base.keys.getAccount(id),
+        getAccountByEmail: (email) => base.keys.getAccountByEmail(email),
+        createAccount: (account) => base.keys.createAccount(account),
+        updateAccount: (id, patch) => base.keys.updateAccount(id, patch),
+        listAccounts: () => base.keys.listAccounts()
       },
       quota: {
         localKeys: base.quota.localKeys,
@@ -220,7 +226,9 @@ t.test(
           if (broken.refund) throw new Error(`timeout refunding ${args.join(' ')}`)
           return base.quota.refund(...args)
         },
-        get: (...args) => base.quota.get(...args)
+        get: (...args) => base.quota.get(...args),
+        daily: (...args) => base.quota.daily(...args),
+        monthly: (...args) => base.quota.monthly(...args)
       }
     }
     const model = loadNameModel()
