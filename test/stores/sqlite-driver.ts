@@ -83,7 +83,7 @@ t.test(
 )
 
 t.test('keys written through @keyv/sqlite (releases up to 0.1.x) read unchanged through the new adapter', async (t) => {
-  const old = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}`, table: 'uv_keys' }), namespace: 'uv-keys', throwOnErrors: true })
+  const file = join(t.testdir(), 'keyv-written.sqlite')
   const keyvStores = await openStores(`sqlite://${file}`)
   const account = makeAccount(Date.UTC(2030, 0, 1))
   await keyvStores.keys.createAccount(account)
