@@ -205,7 +205,7 @@ async function openPostgres(
     closed = true
     await pool.end()
   }
-  const quota = new PostgresQuotaStore({ pool, table: `${namespace}_quota`, prefix: namespace, logger })
+  const quota = new PostgresQuotaStore({ pool, table: `${namespace}_quota`, prefix: namespace, logger, timeout: commandTimeout + 1000 })
   try {
     await quota.init()
     const adapter = new PooledKeyvPostgres(pool, { table: `${namespace}_keys`, iterationLimit: 1000 })
