@@ -368,6 +368,11 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
       t.equal((await quota.consume(id, PERIOD, 9, 10, LATER, 'op-refused', DAY)).granted, false)
       t.equal(await cancel('op-refused', id, PERIOD, 9, DAY), false, 'a refused consume has nothing to undo')
       t.equal(await quota.get(id, PERIOD), 2)
+      // A hung server may run a consume after the caller gave up on it and cancelled it: it must not land.
+      t.equal(await cancel('op-late', id, PERIOD, 4, DAY), false, 'cancelled before it arrived')
+      await t.rejects(quota.consume(id, PERIOD, 4, 10, LATER, 'op-late', DAY), 'the late consume is refused')
+      t.equal(await quota.get(id, PERIOD), 2, 'and changed nothing')
+      t.equal(await cancel('op-late', id, PERIOD, 4, DAY), false, 'cancelling again still does nothing')
     },
     !flags.cancel && 'this store has no cancel: a rejected consume was not applied'
   )

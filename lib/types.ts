@@ -224,7 +224,9 @@ export interface QuotaStore {
   refund(accountId: string, period: string, amount: number, day?: string): Promise<void>
   /**
    * Optional, for stores whose replies can be lost (network stores): undoes the consume named
-   * `operation` (month and day) if the store applied it and it was not cancelled before; resolves
+   * `operation` (month and day) if the store applied it and it was not cancelled before, and
+   * otherwise fences the name off so that the consume, if a hung server still runs it later, is
+   * refused; resolves
    * `true` when units were given back, `false` when there was nothing to undo. Idempotent. The
    * middleware calls it, retrying until the store answers, for every consume that rejected.
    */

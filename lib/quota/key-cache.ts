@@ -50,6 +50,17 @@ export class KeyCache {
     return { record, account, version }
   }
 
+  /**
+   * `entry` itself when it is still current, else the record read afresh. For answers decided
+   * without a consume (the 402 pre-check), which cannot compare versions atomically.
+   */
+  async revalidate(stores: Stores, hash: string, entry: KeyEntry, now: number = Date.now()): Promise<KeyEntry> {
+    if (entry.version === undefined || stores.quota.keysVersion === undefined) return entry
+    if ((await stores.quota.keysVersion()) === entry.version) return entry
+    this.#entries.delete(hash)
+    return this.lookup(stores, hash, now)
+  }
+
   /** Whether `entry` was still current when `consumed` ran; drops it from the cache when not. */
   confirm(hash: string, entry: KeyEntry, consumed: ConsumeResult): boolean {
     if (entry.version === undefined || consumed.keysVersion === undefined || consumed.keysVersion === entry.version) return true

@@ -2,6 +2,7 @@
 import type pg from 'pg'
 import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
 import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
+import { withTimeout } from './with-timeout.js'
 
 /** How long usage upgraded from release 0.1.0 is kept after its period ends (as the middleware keeps new usage). */
 const upgradedRetention = 400 * 86_400_000
@@ -23,6 +24,11 @@ export interface PostgresQuotaStoreOptions {
   logger?: Logger
   /** Clock for the purge, in ms since the epoch. Defaults to `Date.now`. */
   now?: () => number
+  /**
+   * Bound on each call, waiting for a pool connection included, in ms (0 = none). A call past it
+   * rejects; a consume abandoned so is then undone or fenced off by `cancel`. Defaults to 0.
+   */
+  timeout?: number
   /** Called by `close()`, e.g. `() => pool.end()` when the store owns the pool. */
   close?: () => Promise<void>
 }
@@ -43,6 +49,7 @@ export class PostgresQuotaStore implements QuotaStore {
     consume: string
     select: string
     refund: string
+    fence: string
     cancel: string
     purge: string
     purgeOps: string
@@ -85,7 +92,16 @@ export class PostgresQuotaStore implements QuotaStore {
           INSERT INTO ${table}_ops (operation, key_id, period, amount, expires_at, day)
           SELECT $6::text, $1, $2, $3::bigint, $7::bigint, $8::text FROM applied WHERE $6::text IS NOT NULL)
         SELECT used FROM applied`,
-      cancel: `WITH undone AS (DELETE FROM ${table}_ops WHERE operation = $1 RETURNING key_id, period, amount, day),
+      // Cancel, step 1: a fence (amount 0) under the operation's name, unless the consume recorded it
+      // first. ON CONFLICT waits for a consume still in progress on another connection; once the
+      // fence stands, that name's INSERT fails, so a consume delayed on a hung server never commits.
+      fence: `INSERT INTO ${table}_ops (operation, key_id, period, amount, expires_at) VALUES ($1, $2, $3, 0, $4::bigint)
+        ON CONFLICT (operation) DO NOTHING RETURNING 1`,
+      // Step 2, when the consume committed: undo it once, leaving the row behind (amount 0) as the fence.
+      cancel: `WITH undone AS (
+          UPDATE ${table}_ops AS o SET amount = 0 FROM ${table}_ops AS old
+          WHERE o.operation = $1 AND old.operation = o.operation AND o.amount > 0
+          RETURNING o.key_id, o.period, old.amount, o.day),
         daily AS (UPDATE ${table}_daily AS d SET units = GREATEST(0, d.units - undone.amount) FROM undone
           WHERE d.account_id = undone.key_id AND d.day = undone.day)
         UPDATE ${table} AS q SET used = GREATEST(0, q.used - undone.amount) FROM undone
@@ -178,22 +194,33 @@ export class PostgresQuotaStore implements QuotaStore {
       now + operationTtl,
       day === undefined ? null : checkDay(day, period)
     ]
-    const result = await this.#pool.query<{ used: string }>(this.#sql.consume, params)
+    const result = await this.#query<{ used: string }>(this.#sql.consume, params)
     const row = result.rows[0]
     if (row !== undefined) return { granted: true, used: Number(row.used) }
     return { granted: false, used: await this.get(accountId, period) }
   }
 
+  /**
+   * Undoes the consume named `operation`, or fences it off when it has not committed (yet): a
+   * consume sent before a timeout and run later by a hung server can never commit afterwards.
+   */
   async cancel(operation: string, accountId: string, period: string, amount: number): Promise<boolean> {
-    checkName('accountId', accountId)
-    checkName('period', period)
     checkUnits('amount', amount)
-    const result = await this.#pool.query(this.#sql.cancel, [checkName('operation', operation)])
+    const now = (this.#options.now ?? Date.now)()
+    const name = checkName('operation', operation)
+    const fenced = await this.#query(this.#sql.fence, [
+      name,
+      checkName('accountId', accountId),
+      checkName('period', period),
+      now + operationTtl
+    ])
+    if ((fenced.rowCount ?? 0) > 0) return false
+    const result = await this.#query(this.#sql.cancel, [name])
     return (result.rowCount ?? 0) > 0
   }
 
   async refund(accountId: string, period: string, amount: number, day?: string): Promise<void> {
-    await this.#pool.query(this.#sql.refund, [
+    await this.#query(this.#sql.refund, [
       checkUnits('amount', amount),
       checkName('accountId', accountId),
       checkName('period', period),
@@ -202,10 +229,7 @@ export class PostgresQuotaStore implements QuotaStore {
   }
 
   async get(accountId: string, period: string): Promise<number> {
-    const result = await this.#pool.query<{ used: string }>(this.#sql.select, [
-      checkName('accountId', accountId),
-      checkName('period', period)
-    ])
+    const result = await this.#query<{ used: string }>(this.#sql.select, [checkName('accountId', accountId), checkName('period', period)])
     return result.rows[0] === undefined ? 0 : Number(result.rows[0].used)
   }
 
@@ -232,6 +256,12 @@ export class PostgresQuotaStore implements QuotaStore {
       this.#pool.query(this.#sql.purgeOps, [now]),
       this.#pool.query(this.#sql.purgeDaily, [now])
     ])
+  }
+
+  #query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    const query = this.#pool.query<R>(sql, params)
+    const timeout = this.#options.timeout ?? 0
+    return timeout > 0 ? withTimeout(query, timeout, 'PostgreSQL') : query
   }
 
   async close(): Promise<void> {

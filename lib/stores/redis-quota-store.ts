@@ -26,8 +26,10 @@ export interface RedisQuotaStoreOptions {
 
 // KEYS[1] month key, KEYS[2] operation key, KEYS[3] day key; ARGV amount, limit, expiresAt (ms),
 // operation TTL (ms, 0 = no operation), 1 when there is a day. Returns {granted 0|1, used}. The day
-// gets the same units in the same script; a granted operation is remembered so cancel can undo it.
-const CONSUME = `local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+// gets the same units in the same script; a granted operation is remembered so cancel can undo it,
+// and a cancelled one (its name fenced off by CANCEL) is refused.
+const CONSUME = `if tonumber(ARGV[4]) > 0 and redis.call('EXISTS', KEYS[2]) == 1 then return redis.error_reply('UV_CANCELLED the operation was cancelled') end
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 if used + amount > tonumber(ARGV[2]) then return {0, used} end
 used = redis.call('INCRBY', KEYS[1], amount)
@@ -50,11 +52,12 @@ const REFUND = `for i = 1, #KEYS do
 end
 return 1`
 
-// KEYS[1] month key, KEYS[2] operation key, KEYS[3] day key (optional). Undoes a remembered
-// operation once; 1 if units came back.
+// KEYS[1] month key, KEYS[2] operation key, KEYS[3] day key (optional); ARGV[1] operation TTL (ms).
+// Undoes a remembered operation once; 1 if units came back. Leaves 0 under the name as a fence: a
+// consume of that name arriving later (sent before a timeout, delayed on the way) is refused.
 const CANCEL = `local amount = tonumber(redis.call('GET', KEYS[2]) or '0')
+redis.call('SET', KEYS[2], 0, 'PX', ARGV[1])
 if amount == 0 then return 0 end
-redis.call('DEL', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for _, key in ipairs({KEYS[1], KEYS[3]}) do
   if redis.call('EXISTS', key) == 1 then
@@ -190,7 +193,7 @@ export class RedisQuotaStore implements QuotaStore {
     checkUnits('amount', amount)
     const keys = [this.#key(accountId, period), this.#operationKey(operation)]
     if (day !== undefined) keys.push(this.#key(accountId, checkDay(day, period)))
-    const reply = await this.#eval(CANCEL, keys, [])
+    const reply = await this.#eval(CANCEL, keys, [String(operationTtl)])
     return Number(reply) === 1
   }
 
