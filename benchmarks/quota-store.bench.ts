@@ -5,8 +5,10 @@ import { join } from 'node:path'
 import { KeyvSqlite } from '@keyv/sqlite'
 import Keyv from 'keyv'
 import { openStores } from '../lib/stores/open-stores.js'
+import type { SqliteDriverName } from '../lib/stores/sqlite-driver.js'
+import { SqliteQuotaStore } from '../lib/stores/sqlite-quota-store.js'
 import type { Stores } from '../lib/types.js'
-import { makeRecord, uniqueNamespace } from '../test/fixtures/store-contract.js'
+import { makeAccount, makeRecord, uniqueNamespace } from '../test/fixtures/store-contract.js'
 
 const usage = `Usage: npx tsx benchmarks/quota-store.bench.ts [ops per run, default 4000]
 Env: UV_TEST_REDIS_URL / UV_TEST_POSTGRES_URL add the Redis / PostgreSQL rows.`
@@ -64,6 +66,16 @@ try {
     ['memory', async () => openStores('memory://')],
     ['SQLite (file, WAL)', async () => openStores(`sqlite://${join(dir, 'quota.sqlite')}`, { namespace: uniqueNamespace('bench') })]
   ]
+  // The quota store on each SQLite driver this Node can load (node:sqlite needs Node >= 22.13; sqlite3 is the optional fallback).
+  for (const driver of ['node:sqlite', 'sqlite3'] as SqliteDriverName[]) {
+    const quota = new SqliteQuotaStore({ path: join(dir, `driver-${driver.replace(':', '-')}.sqlite`), driver })
+    try {
+      await quota.init()
+    } catch {
+      continue
+    }
+    targets.push([`SQLite quota on ${driver}`, async () => ({ keys: undefined as never, quota, close: () => quota.close() })])
+  }
   if (process.env.UV_TEST_REDIS_URL) {
     const namespace = uniqueNamespace('bench')
     targets.push(['Redis', async () => openStores(process.env.UV_TEST_REDIS_URL!, { namespace, logger: quiet })])
@@ -84,7 +96,9 @@ try {
       const { default: pg } = await import('pg')
       const client = new pg.Client({ connectionString: process.env.UV_TEST_POSTGRES_URL })
       await client.connect()
-      await client.query(`DROP TABLE IF EXISTS ${namespace}_keys, ${namespace}_quota, ${namespace}_quota_ops`)
+      await client.query(
+        `DROP TABLE IF EXISTS ${namespace}_keys, ${namespace}_quota, ${namespace}_quota_ops, ${namespace}_quota_daily, ${namespace}_quota_meta`
+      )
       await client.end()
     })
   }
@@ -98,8 +112,10 @@ try {
         )
       )
     }
-    if (name !== 'memory') {
-      for (let i = 0; i < 1000; i++) await stores.keys.create(makeRecord(Date.UTC(2030, 0, 1) + i))
+    if (name !== 'memory' && !name.startsWith('SQLite quota on')) {
+      const account = makeAccount()
+      await stores.keys.createAccount(account)
+      for (let i = 0; i < 1000; i++) await stores.keys.create(makeRecord(account.id, Date.UTC(2030, 0, 1) + i))
       const t0 = performance.now()
       const listed = await stores.keys.list()
       listRows.push({ store: `${name} (${listed.length} keys)`, ms: performance.now() - t0 })

@@ -4,13 +4,19 @@
 export const errorCodes = {
   ERR_UV_OPTIONS: 'An option has an impossible value; the message says which and how to fix it.',
   ERR_UV_STORE: 'The key or quota store failed; the request was answered 503 and nothing was consumed.',
-  ERR_UV_VERIFIER: 'A verifier (name model or email check) failed; the request was answered 503 and its units given back.',
+  ERR_UV_VERIFIER: 'A verifier (name model or email check) failed; the request was answered 503 and no unit was consumed.',
   ERR_UV_MODEL_LOAD: 'The name model could not be loaded; requests with names get 503 until it loads.',
   ERR_UV_STORE_TIMEOUT: 'A store call took longer than its bound (commandTimeout); it was abandoned and the request answered 503.',
   ERR_UV_DUPLICATE_KEY: 'A key with the same id or digest already exists in the key store.',
-  ERR_UV_REFUND: 'Giving units back after a failed request failed; the usage may be too high by that request.',
+  ERR_UV_DUPLICATE_ACCOUNT: 'An account with the same id or email already exists in the key store.',
+  ERR_UV_UNKNOWN_ACCOUNT: 'No account with this id: a key was created for it, or a command named it.',
+  ERR_UV_UNKNOWN_KEY: 'No key with this id (rotate, revoke).',
+  ERR_UV_KEY_INACTIVE: 'The key is revoked or expired, so it cannot be rotated; create a new key instead.',
+  ERR_UV_STORE_DRIVER: 'The store URL needs a driver package that is not installed (or a newer Node); the message names it.',
+  ERR_UV_REFUND:
+    'Giving back the units of a request whose client left before its answer failed; the usage may be too high by that request.',
   WRN_UV_UNKNOWN_OPTION: 'An option key is not known; it is ignored (check its spelling).',
-  WRN_UV_UNKNOWN_PLAN: 'A key names a plan that the plans option does not define; it is treated as a limit of 0.',
+  WRN_UV_UNKNOWN_PLAN: 'An account names a plan that the plans option does not define; it is treated as a limit of 0.',
   WRN_UV_REDIS_NOT_DURABLE: 'The Redis server keeps no append-only file, so acknowledged usage can be lost if Redis itself restarts.',
   WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.'
 } as const

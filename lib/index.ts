@@ -11,9 +11,9 @@ export type { Verifier, VerifierOptions, PresentFields } from './verify.js'
 export { createEmailVerifier } from './email/verifier.js'
 export type { EmailVerifierOptions } from './email/verifier.js'
 export { loadNameModel } from './names/verifier.js'
-// Keys, plans and stores, for the CLI and for apps that manage keys themselves.
-export { issueKey, generateKey, hashKey } from './quota/api-keys.js'
-export type { IssuedKey } from './quota/api-keys.js'
+// Accounts, keys, plans and stores, for the CLI, the dashboard and apps that manage keys themselves.
+export { issueKey, addKey, createAccount, rotateKey, isKeyActive, generateKey, hashKey } from './quota/api-keys.js'
+export type { IssuedKey, NewAccount } from './quota/api-keys.js'
 export { defaultPlans, periodOf } from './quota/plans.js'
 export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'

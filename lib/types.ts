@@ -80,25 +80,53 @@ export interface NameVerifier {
   predict(value: string): NamePrediction
 }
 
+/**
+ * An account: it owns the plan and the usage, and holds any number of keys (DESIGN §3).
+ * Names and emails are personal data: never log them.
+ */
+export interface Account {
+  /** Public id (`acct_` + hex), safe to print and log; quota and history are counted per account. */
+  id: string
+  /** Display name. */
+  name: string
+  /** Contact address (lower-cased), unique across accounts, or `null`. */
+  email: string | null
+  /** Plan name, a key of the `plans` option; a change applies to the next request. */
+  plan: string
+  /** ISO 8601 creation time. */
+  createdAt: string
+  /** ISO 8601 time the account was disabled (its keys answer 401), or `null`. */
+  disabledAt: string | null
+}
+
+/** The fields of an {@link Account} that `updateAccount` may change. */
+export type AccountPatch = Partial<Pick<Account, 'name' | 'email' | 'plan' | 'disabledAt'>>
+
 /** An API key as stored. The key itself is never stored, only its SHA-256 digest. */
 export interface KeyRecord {
-  /** Short public id (`key_` + 12 hex), safe to print and log; quota is counted per id. */
+  /** Short public id (`key_` + 12 hex), safe to print and log. */
   id: string
   /** Lower-case hex SHA-256 digest of the full key. */
   hash: string
-  /** Plan name, a key of the `plans` option. */
-  plan: string
+  /** The account whose plan and usage this key draws on. */
+  accountId: string
   label: string | null
   /** ISO 8601 creation time. */
   createdAt: string
-  /** ISO 8601 revocation time, or `null` while the key is active. */
+  /** ISO 8601 revocation time, or `null` while the key is not revoked. */
   revokedAt: string | null
+  /** ISO 8601 time after which the key answers 401 (the grace period of a rotation), or `null`. */
+  expiresAt: string | null
 }
 
+/** The fields of a {@link KeyRecord} that `update` may change. */
+export type KeyPatch = Partial<Pick<KeyRecord, 'label' | 'revokedAt' | 'expiresAt'>>
+
 /**
- * Where API keys live. Every method is required except `init` and `close`.
+ * Where accounts and their API keys live. Every method is required except `init` and `close`.
  * Failures must reject: a store error must never look like "no such key".
- * `init` is awaited once before the first request; `close` releases connections.
+ * `init` is awaited once before the first request (and upgrades a store written by release
+ * 0.1.0 in place); `close` releases connections.
  */
 export interface KeyStore {
   /** `true` when the data lives in this process only (no other process sees it). */
@@ -106,16 +134,34 @@ export interface KeyStore {
   /** Namespace that separates this store's entries from other users of the same backend. */
   readonly prefix: string
   init?(): Promise<void>
-  /** The record whose `hash` is this digest, or `undefined` when there is none. */
+  /** The key whose `hash` is this digest, or `undefined` when there is none. */
   getByHash(hash: string): Promise<KeyRecord | undefined>
-  /** The record with this id, or `undefined`. */
+  /**
+   * Optional: the key with this digest and its account, read together (one round trip where the
+   * backend allows it); what the middleware calls on every request when present. Both `undefined`
+   * when there is no such key.
+   */
+  getKeyWithAccount?(hash: string): Promise<{ record: KeyRecord | undefined; account: Account | undefined }>
+  /** The key with this id, or `undefined`. */
   getById(id: string): Promise<KeyRecord | undefined>
-  /** Adds a record; rejects when its id or hash already exists. */
+  /** Adds a key; rejects when its id or hash already exists or its account does not. */
   create(record: KeyRecord): Promise<void>
-  /** Changes plan and/or revocation; resolves to the updated record, `undefined` if unknown id. */
-  update(id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined>
-  /** All records, oldest first. */
+  /** Changes label, revocation and/or expiry; resolves to the updated key, `undefined` if unknown id. */
+  update(id: string, patch: KeyPatch): Promise<KeyRecord | undefined>
+  /** All keys, oldest first. */
   list(): Promise<KeyRecord[]>
+  /** The keys of one account, oldest first (`[]` for an unknown account). */
+  listByAccount(accountId: string): Promise<KeyRecord[]>
+  /** The account with this id, or `undefined`. */
+  getAccount(id: string): Promise<Account | undefined>
+  /** The account with this email (compared lower-cased), or `undefined`. */
+  getAccountByEmail(email: string): Promise<Account | undefined>
+  /** Adds an account; rejects when its id or email is taken. */
+  createAccount(account: Account): Promise<void>
+  /** Changes name, email, plan and/or disabledAt; resolves to the updated account, `undefined` if unknown id. */
+  updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined>
+  /** All accounts, oldest first. */
+  listAccounts(): Promise<Account[]>
   close?(): Promise<void>
 }
 
@@ -129,42 +175,77 @@ export interface ConsumeResult {
   keysVersion?: number
 }
 
+/** Units of one account on one UTC day. */
+export interface DailyUsage {
+  /** `YYYY-MM-DD` (UTC). */
+  day: string
+  units: number
+}
+
+/** Units of one account in one calendar month (UTC). */
+export interface MonthlyUsage {
+  /** `YYYY-MM` (UTC). */
+  period: string
+  units: number
+}
+
 /**
- * Where monthly usage lives. Every method is required except `init` and `close`.
- * `consume` is atomic and conditional: it adds `amount` only if `used + amount <= limit`,
- * all-or-nothing, and concurrent calls (from any process sharing the store, unless
- * `localKeys` is `true`) never together pass the limit. A resolved `consume` is durable:
- * a process crash after it resolves does not lose the units.
- * Usage of a period may be dropped after `expiresAt` (ms since the epoch).
+ * Where usage lives, per account. Every method is required except `init`, `close`, `cancel`,
+ * `keysVersion` and `purge`.
+ * `consume` is atomic and conditional: it adds `amount` to the account's month only if
+ * `used + amount <= limit`, all-or-nothing, and concurrent calls (from any process sharing the
+ * store, unless `localKeys` is `true`) never together pass the limit. When `day` is given the
+ * same units are added to that day's history in the same atomic step (one round trip).
+ * A resolved `consume` is durable: a process crash after it resolves does not lose the units.
+ * Month totals and days may be dropped after `expiresAt` (ms since the epoch); the middleware
+ * keeps them at least 13 months.
  */
 export interface QuotaStore {
   /** `true` when atomicity holds only inside this process; such a store is refused with workers. */
   readonly localKeys: boolean
   readonly prefix: string
+  /** Prepares the store and upgrades usage written by release 0.1.0 (per key) in place. */
   init?(): Promise<void>
   /**
    * `operation` (optional) names this call so that {@link QuotaStore.cancel} can undo it when the
    * call rejected after the store may already have applied it (a reply lost to an outage).
+   * `day` (`YYYY-MM-DD`, inside `period`) is where the units go in the daily history.
    */
-  consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number, operation?: string): Promise<ConsumeResult>
-  /** Gives back units consumed by a request that then failed; never goes below zero. */
-  refund(keyId: string, period: string, amount: number): Promise<void>
+  consume(
+    accountId: string,
+    period: string,
+    amount: number,
+    limit: number,
+    expiresAt: number,
+    operation?: string,
+    day?: string
+  ): Promise<ConsumeResult>
+  /** Gives back units consumed by a request that then failed (month and `day`); never goes below zero. */
+  refund(accountId: string, period: string, amount: number, day?: string): Promise<void>
   /**
    * Optional, for stores whose replies can be lost (network stores): undoes the consume named
-   * `operation` if the store applied it and it was not cancelled before; resolves `true` when
-   * units were given back, `false` when there was nothing to undo. Idempotent. The middleware
-   * calls it, retrying until the store answers, for every consume that rejected.
+   * `operation` (month and day) if the store applied it and it was not cancelled before, and
+   * otherwise fences the name off so that the consume, if a hung server still runs it later, is
+   * refused; resolves
+   * `true` when units were given back, `false` when there was nothing to undo. Idempotent. The
+   * middleware calls it, retrying until the store answers, for every consume that rejected.
    */
-  cancel?(operation: string, keyId: string, period: string, amount: number): Promise<boolean>
+  cancel?(operation: string, accountId: string, period: string, amount: number, day?: string): Promise<boolean>
   /**
-   * Optional: a number that changes whenever a key record is created or changed (the key store
-   * of the same backend bumps it after each write). A store that has it also returns it from
-   * `consume`, in the same atomic step, which lets the middleware cache key records and still
-   * see every revocation or plan change on the very next request.
+   * Optional: a number that changes whenever an account or key record is created or changed (the
+   * key store of the same backend bumps it after each write). A store that has it also returns
+   * it from `consume`, in the same atomic step, which lets the middleware cache key and account
+   * records and still see every revocation, plan change or disabling on the very next request.
    */
   keysVersion?(): Promise<number>
-  /** Usage of `keyId` in `period` (0 when none). */
-  get(keyId: string, period: string): Promise<number>
+  /** Usage of `accountId` in `period` (0 when none). */
+  get(accountId: string, period: string): Promise<number>
+  /** Units per day from `from` to `to` (`YYYY-MM-DD`, inclusive, at most 800 days), days with units only, oldest first. */
+  daily(accountId: string, from: string, to: string): Promise<DailyUsage[]>
+  /** Month totals from `from` to `to` (`YYYY-MM`, inclusive, at most 120 months), months with units only, oldest first. */
+  monthly(accountId: string, from: string, to: string): Promise<MonthlyUsage[]>
+  /** Optional: drops usage whose `expiresAt` is at or before `now` now (stores that expire by themselves need none). */
+  purge?(now: number): Promise<void>
   close?(): Promise<void>
 }
 

@@ -2,7 +2,7 @@
 // The `user-verification` command: serve the API, manage keys, show usage.
 import { parseArgs } from 'node:util'
 import { serve } from './serve.js'
-import { runKeyCommand, runUsageCommand } from './key-commands.js'
+import { runAccountCommand, runKeyCommand, runUsageCommand, type CommandSettings } from './key-commands.js'
 
 const usage = `Usage:
   user-verification serve [--port 8080] [--host 127.0.0.1] [--store URL] [--dns-servers ip[:port],...]
@@ -12,11 +12,16 @@ const usage = `Usage:
                           [--body-limit BYTES] [--max-in-flight N] [--max-event-loop-delay MS]
                           [--headers-timeout MS] [--request-timeout MS]
                           [--rate-limit-key N] [--rate-limit-ip N]
-  user-verification keys create --plan free|basic|pro [--label TEXT] [--store URL] [--json]
-  user-verification keys list [--store URL] [--json]
-  user-verification keys revoke <id> [--store URL] [--json]
-  user-verification keys plan <id> <plan> [--store URL] [--json]
-  user-verification usage <id> [--store URL] [--json]
+  user-verification accounts create --name NAME [--email ADDRESS] --plan free|basic|pro [--store URL] [--json]
+  user-verification accounts list [--store URL] [--json]
+  user-verification accounts plan <account> <plan> [--store URL] [--json]
+  user-verification accounts disable|enable <account> [--store URL] [--json]
+  user-verification keys create --plan free|basic|pro [--label TEXT] [--store URL] [--json]   (a new account with its first key)
+  user-verification keys create --account <account> [--label TEXT] [--store URL] [--json]
+  user-verification keys list [--account <account>] [--store URL] [--json]
+  user-verification keys rotate <key> [--grace DURATION] [--store URL] [--json]   (DURATION: 0, 30m, 24h, 7d)
+  user-verification keys revoke <key> [--store URL] [--json]
+  user-verification usage <account> [--daily] [--from DATE] [--to DATE] [--store URL] [--json]
 
 Environment: PORT, HOST, UV_STORE, UV_DNS_SERVERS. Default store: sqlite://./user-verification.sqlite`
 
@@ -61,6 +66,13 @@ async function main(argv: string[]): Promise<void> {
       quiet: { type: 'boolean' },
       plan: { type: 'string' },
       label: { type: 'string' },
+      account: { type: 'string' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      grace: { type: 'string' },
+      daily: { type: 'boolean' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' }
     }
@@ -107,10 +119,25 @@ async function main(argv: string[]): Promise<void> {
       })
       return
     }
+    case 'accounts':
     case 'keys':
-      return runKeyCommand(positionals, { store, json: values.json ?? false, plan: values.plan, label: values.label })
-    case 'usage':
-      return runUsageCommand(positionals, { store, json: values.json ?? false })
+    case 'usage': {
+      const settings: CommandSettings = {
+        store,
+        json: values.json ?? false,
+        plan: values.plan,
+        label: values.label,
+        account: values.account,
+        name: values.name,
+        email: values.email,
+        grace: values.grace,
+        daily: values.daily,
+        from: values.from,
+        to: values.to
+      }
+      const run = command === 'accounts' ? runAccountCommand : command === 'keys' ? runKeyCommand : runUsageCommand
+      return run(positionals, settings)
+    }
     default:
       throw new UsageError(`unknown command "${command}"`)
   }

@@ -68,8 +68,16 @@ export function requireKey(middleware: UserVerificationMiddleware, now: () => nu
     if (!stores) return unavailable(res)
     let found: SignedIn | undefined
     try {
-      const key = await bounded(stores.keys.getByHash(hashKey(token)))
-      const account = key === undefined ? undefined : await bounded(stores.keys.getAccount(key.accountId))
+      const hash = hashKey(token)
+      // Where the store can read a key and its account together, one round trip instead of two.
+      const { record: key, account } = stores.keys.getKeyWithAccount
+        ? await bounded(stores.keys.getKeyWithAccount(hash))
+        : await bounded(
+            stores.keys.getByHash(hash).then(async (record) => ({
+              record,
+              account: record === undefined ? undefined : await stores.keys.getAccount(record.accountId)
+            }))
+          )
       if (key !== undefined && account !== undefined && isKeyActive(key, account, now())) found = { key, account }
     } catch {
       return unavailable(res)

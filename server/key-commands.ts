@@ -1,106 +1,86 @@
-// `keys create|list|revoke|plan` and `usage`: key management against a store, for people and scripts.
-import { defaultPlans, issueKey, openStores, periodOf, type KeyRecord, type Stores } from '../lib/index.js'
+// `accounts …`, `keys …` and `usage`: opens the store, runs the command (server/account-commands.ts) and prints its output.
+import { defaultPlans, openStores, type Stores } from '../lib/index.js'
+import * as commands from './account-commands.js'
+import { CommandError, type CommandContext, type CommandOutput } from './account-commands.js'
 import { redactUrl } from './serve.js'
-import { usageReport } from './usage-report.js'
 
-interface CommandSettings {
+/** Options of the account, key and usage commands (each command reads the ones it takes). */
+export interface CommandSettings {
   store: string
   json: boolean
   plan?: string | undefined
   label?: string | undefined
+  account?: string | undefined
+  name?: string | undefined
+  email?: string | undefined
+  grace?: string | undefined
+  daily?: boolean | undefined
+  from?: string | undefined
+  to?: string | undefined
 }
 
-/** A user mistake (unknown id, bad plan): exit 1 with the message. */
-class CommandError extends Error {}
+export { CommandError }
 
-function print(line: string): void {
-  process.stdout.write(line + '\n')
+function print(output: CommandOutput, json: boolean): void {
+  process.stdout.write(json ? JSON.stringify(output.json) + '\n' : output.text.map((line) => line + '\n').join(''))
 }
 
-function planName(plan: string | undefined): string {
-  if (plan === undefined) throw new CommandError(`--plan is required: one of ${Object.keys(defaultPlans).join(', ')}`)
-  if (!(plan in defaultPlans)) throw new CommandError(`unknown plan "${plan}": use one of ${Object.keys(defaultPlans).join(', ')}`)
-  return plan
-}
-
-async function withStores<T>(url: string, work: (stores: Stores) => Promise<T>): Promise<T> {
+async function withStores(settings: CommandSettings, work: (ctx: CommandContext) => Promise<CommandOutput>): Promise<void> {
   let stores: Stores
   try {
-    stores = await openStores(url)
+    stores = await openStores(settings.store)
   } catch (error) {
-    throw new CommandError(`cannot open the store ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`)
+    throw new CommandError(`cannot open the store ${redactUrl(settings.store)}: ${error instanceof Error ? error.message : String(error)}`)
   }
   try {
-    return await work(stores)
+    print(await work({ stores, plans: defaultPlans, now: Date.now }), settings.json)
   } finally {
     await stores.close()
   }
 }
 
-async function existing(stores: Stores, id: string | undefined): Promise<KeyRecord> {
-  if (id === undefined) throw new CommandError('a key id is required (see `keys list`)')
-  const record = await stores.keys.getById(id)
-  if (record === undefined) throw new CommandError(`no key with id "${id}"`)
-  return record
-}
-
-function publicRecord(record: KeyRecord) {
-  const { hash: _hash, ...rest } = record
-  return rest
+/** Runs `accounts <action> …`. */
+export async function runAccountCommand(positionals: string[], settings: CommandSettings): Promise<void> {
+  const [action, id, plan] = positionals
+  await withStores(settings, async (ctx) => {
+    switch (action) {
+      case 'create':
+        return commands.accountsCreate(ctx, settings)
+      case 'list':
+        return commands.accountsList(ctx)
+      case 'plan':
+        return commands.accountsPlan(ctx, id, plan ?? settings.plan)
+      case 'disable':
+      case 'enable':
+        return commands.accountsDisable(ctx, id, action === 'disable')
+      default:
+        throw new CommandError(`unknown accounts action "${action ?? ''}": use create, list, plan, disable or enable`)
+    }
+  })
 }
 
 /** Runs `keys <action> …`. */
 export async function runKeyCommand(positionals: string[], settings: CommandSettings): Promise<void> {
   const [action, id, plan] = positionals
-  await withStores(settings.store, async (stores) => {
+  await withStores(settings, async (ctx) => {
     switch (action) {
-      case 'create': {
-        const issued = await issueKey(stores.keys, planName(settings.plan), settings.label ?? null)
-        if (settings.json) return print(JSON.stringify(issued))
-        print(`Created ${issued.id} on the ${issued.plan} plan${issued.label ? ` (${issued.label})` : ''}. The key, shown only this once:`)
-        return print(issued.key)
-      }
-      case 'list': {
-        const records = await stores.keys.list()
-        if (settings.json) return print(JSON.stringify(records.map(publicRecord)))
-        if (records.length === 0) return print('No keys yet: `user-verification keys create --plan free`.')
-        print(['id'.padEnd(18), 'plan'.padEnd(6), 'status'.padEnd(8), 'created'.padEnd(25), 'label'].join(' '))
-        for (const r of records) {
-          print(
-            [r.id.padEnd(18), r.plan.padEnd(6), (r.revokedAt ? 'revoked' : 'active').padEnd(8), r.createdAt.padEnd(25), r.label ?? ''].join(
-              ' '
-            )
-          )
-        }
-        return
-      }
-      case 'revoke': {
-        const record = await existing(stores, id)
-        const updated = record.revokedAt ? record : await stores.keys.update(record.id, { revokedAt: new Date().toISOString() })
-        if (settings.json) return print(JSON.stringify({ id: record.id, revokedAt: updated?.revokedAt ?? null }))
-        return print(`Revoked ${record.id}.`)
-      }
-      case 'plan': {
-        const record = await existing(stores, id)
-        const updated = await stores.keys.update(record.id, { plan: planName(plan) })
-        if (settings.json) return print(JSON.stringify({ id: record.id, plan: updated?.plan }))
-        return print(`${record.id} is now on the ${updated?.plan} plan.`)
-      }
+      case 'create':
+        return commands.keysCreate(ctx, settings)
+      case 'list':
+        return commands.keysList(ctx, settings)
+      case 'rotate':
+        return commands.keysRotate(ctx, id, settings)
+      case 'revoke':
+        return commands.keysRevoke(ctx, id)
+      case 'plan':
+        return commands.keysPlan(ctx, id, plan)
       default:
-        throw new CommandError(`unknown keys action "${action ?? ''}": use create, list, revoke or plan`)
+        throw new CommandError(`unknown keys action "${action ?? ''}": use create, list, rotate, revoke or plan`)
     }
   })
 }
 
-/** Runs `usage <id>`: units used in the current calendar month (UTC). */
+/** Runs `usage <account|key> [--daily] [--from] [--to]`. */
 export async function runUsageCommand(positionals: string[], settings: CommandSettings): Promise<void> {
-  await withStores(settings.store, async (stores) => {
-    const record = await existing(stores, positionals[0])
-    const period = periodOf(Date.now())
-    const report = usageReport(record, period, await stores.quota.get(record.id, period.id), defaultPlans)
-    if (settings.json) return print(JSON.stringify(report))
-    print(
-      `${report.id} (${report.plan}): ${report.used} of ${report.limit} units used in ${report.period}; ${report.remaining} left; resets ${report.reset}.`
-    )
-  })
+  await withStores(settings, (ctx) => commands.usage(ctx, positionals[0], settings))
 }

@@ -1,8 +1,9 @@
 // The Express middleware: the verification API with key auth and monthly quota, per DESIGN §2.
 import { randomUUID } from 'node:crypto'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { LRUCache } from 'lru-cache'
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
-import { hashKey } from '../quota/api-keys.js'
+import { hashKey, isKeyActive } from '../quota/api-keys.js'
 import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from '../errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf, type Period } from '../quota/plans.js'
@@ -11,14 +12,14 @@ import { createRateLimiters, redisBackendOf } from './rate-limit.js'
 import { validateRequest, type RequestBody } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from '../stores/open-stores.js'
 import { KeyCache, type KeyEntry } from '../quota/key-cache.js'
-import type { ConsumeResult, KeyRecord, Stores } from '../types.js'
+import type { Account, ConsumeResult, KeyRecord, Stores } from '../types.js'
 import { createVerifier, presentFields, type PresentFields } from '../verify.js'
 
 /** The only `model` the API accepts. */
 export const modelName = 'user_verification'
 
-/** How long a period's usage is kept after the period ends, so `usage` can still show it. */
-const usageRetention = 62 * 24 * 3600 * 1000
+/** How long a period's usage (month total and days) is kept after the period ends: >= 13 months of history. */
+export const usageRetention = 400 * 24 * 3600 * 1000
 
 /** Counters the standalone server exposes on `/metrics`. */
 export interface MiddlewareMetrics {
@@ -28,7 +29,7 @@ export interface MiddlewareMetrics {
   inFlight: number
   /** Units granted since start. */
   unitsConsumed: number
-  /** Units given back after a failed verification. */
+  /** Units given back because the client left before its 200 was written (a failed verification consumes none). */
   unitsRefunded: number
 }
 
@@ -45,11 +46,27 @@ export interface UserVerificationMiddleware extends RequestHandler {
   close(): Promise<void>
 }
 
-/** A request that passed every check up to the quota: its key and the units now used. */
+/** A request that passed every check up to the 402 pre-check: its key digest, records and limit. */
 interface Admitted {
-  key: KeyRecord
+  hash: string
+  entry: ActiveEntry
+  limit: number
+}
+
+/** A key entry whose key is active and whose account is known. */
+type ActiveEntry = KeyEntry & { record: KeyRecord; account: Account }
+
+/** A consume that was granted: what the 200 reports, and what undoing it needs. */
+interface Charged {
+  account: Account
   limit: number
   used: number
+  operation: string | undefined
+}
+
+/** The UTC day of a time, `YYYY-MM-DD`: usage is also kept per day. */
+function dayOf(time: number): string {
+  return new Date(time).toISOString().slice(0, 10)
 }
 
 /** Sends `{ detail }` with `status`; the API's single way of answering an error. */
@@ -86,6 +103,8 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const loopDelay = config.maxEventLoopDelay > 0 ? eventLoopWatch() : undefined
   const compensation = new QuotaCompensation({ logger })
   const keyCache = new KeyCache()
+  // Usage last seen per account and period: only decides whether the 402 pre-check asks the store.
+  const lastUsed = new LRUCache<string, number>({ max: 10_000 })
   const limiters = createRateLimiters(config.rateLimit, { logger, retryAfter, backend: async () => redisBackendOf(await stores.get()) })
 
   function logFailure(code: ErrorCode, message: string, error: unknown): void {
@@ -103,8 +122,9 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   }
 
   /**
-   * Steps 2-5 of the order of checks: the key (401), the model (400), the data (400) and the
-   * quota (402). Answers the request itself when a check fails; otherwise the units are consumed.
+   * Steps 2-5 of the order of checks: the key (401), the model (400), the data (400) and a cheap
+   * quota pre-check (402). Answers the request itself when a check fails. Consumes nothing: the
+   * units are taken by {@link charge}, after the verification succeeded.
    */
   async function admit(
     res: Response,
@@ -112,49 +132,133 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     token: string,
     body: RequestBody,
     fields: PresentFields,
-    period: Period
+    period: Period,
+    time: number
   ): Promise<Admitted | undefined> {
     const hash = hashKey(token)
-    // A cached key record can turn out stale at the consume: undo it and go again with a fresh one.
+    let entry: KeyEntry
+    try {
+      entry = token === '' ? { record: undefined, account: undefined, version: undefined } : await keyCache.lookup(open, hash, time)
+    } catch (error) {
+      logFailure('ERR_UV_STORE', 'key lookup failed', error)
+      return void unavailable(res)
+    }
     for (let attempt = 1; ; attempt++) {
-      let entry: KeyEntry
-      try {
-        entry = token === '' ? { record: undefined, version: undefined } : await keyCache.lookup(open, hash)
-      } catch (error) {
-        logFailure('ERR_UV_STORE', 'key lookup failed', error)
-        return void unavailable(res)
-      }
-      const key = entry.record
-      if (key === undefined || key.revokedAt !== null) return void sendDetail(res, 401, details.invalidToken)
+      // Unknown, revoked, expired and empty keys and disabled accounts all leave by this one branch.
+      if (!isKeyActive(entry.record, entry.account, time)) return void sendDetail(res, 401, details.invalidToken)
+      const active = entry as ActiveEntry
       if (body.model !== modelName) return void sendDetail(res, 400, details.invalidTool)
       if (fields.count === 0) return void sendDetail(res, 400, details.noData)
+      const limit = limitOf(active.account)
+      let over: boolean
+      try {
+        over = await overLimit(open, active.account.id, period, fields.count, limit)
+        // A 402 decided on a cached record must not come from a plan that changed meanwhile.
+        if (over && attempt === 1) {
+          const current = await keyCache.revalidate(open, hash, entry, time)
+          if (current !== entry) {
+            entry = current
+            continue
+          }
+        }
+      } catch (error) {
+        logFailure('ERR_UV_STORE', 'quota read failed', error)
+        return void unavailable(res)
+      }
+      if (over) return void sendDetail(res, 402, details.upgrade)
+      return { hash, entry: active, limit }
+    }
+  }
 
-      const limit = plans[key.plan]
-      if (limit === undefined)
-        logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN key ${key.id} has plan "${key.plan}", which is not configured`)
+  /**
+   * The cheap 402 pre-check, so an exhausted account costs nothing to answer: the store is asked
+   * only when the usage this process last saw says the units will not fit. The consume after the
+   * verification stays the exact, atomic check.
+   */
+  async function overLimit(open: Stores, accountId: string, period: Period, count: number, limit: number): Promise<boolean> {
+    if (count > limit) return true
+    const slot = `${accountId}\u0000${period.id}`
+    const seen = lastUsed.get(slot)
+    if (seen === undefined || seen + count <= limit) return false
+    const used = await open.quota.get(accountId, period.id)
+    lastUsed.set(slot, used)
+    return used + count > limit
+  }
+
+  /** The plan limit of an account (0, with a warning, for a plan the options do not define). */
+  function limitOf(account: Account): number {
+    const limit = plans[account.plan]
+    if (limit === undefined)
+      logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN account ${account.id} has plan "${account.plan}", which is not configured`)
+    return limit ?? 0
+  }
+
+  /**
+   * Step 5 for real, after a successful verification: consumes the units atomically (402 when
+   * they no longer fit). A cached record can turn out stale at the consume: the consume is undone
+   * and the key read again, so a revocation or plan change seen meanwhile still applies.
+   */
+  async function charge(
+    res: Response,
+    open: Stores,
+    admitted: Admitted,
+    fields: PresentFields,
+    period: Period,
+    time: number
+  ): Promise<Charged | undefined> {
+    const day = dayOf(time)
+    let { entry, limit } = admitted
+    for (let attempt = 1; ; attempt++) {
+      const { account } = entry
       // Named only where the store can undo a consume whose reply was lost.
       const operation = open.quota.cancel === undefined ? undefined : randomUUID()
       let consumed: ConsumeResult
       try {
-        consumed = await open.quota.consume(key.id, period.id, fields.count, limit ?? 0, period.end + usageRetention, operation)
-        if (!keyCache.confirm(hash, entry, consumed) && attempt < 3) {
-          if (consumed.granted) await open.quota.refund(key.id, period.id, fields.count)
-          continue
-        }
+        consumed = await open.quota.consume(account.id, period.id, fields.count, limit, period.end + usageRetention, operation, day)
       } catch (error) {
         logFailure('ERR_UV_STORE', 'quota update failed', error)
-        if (operation !== undefined) compensation.add(open.quota, operation, key.id, period.id, fields.count)
+        if (operation !== undefined) compensation.add(open.quota, operation, account.id, period.id, fields.count, day)
         return void unavailable(res)
+      }
+      lastUsed.set(`${account.id}\u0000${period.id}`, consumed.used)
+      if (!keyCache.confirm(admitted.hash, entry, consumed) && attempt < 3) {
+        try {
+          if (consumed.granted) await open.quota.refund(account.id, period.id, fields.count, day)
+          const fresh = await keyCache.lookup(open, admitted.hash, time)
+          if (!isKeyActive(fresh.record, fresh.account, time)) return void sendDetail(res, 401, details.invalidToken)
+          entry = fresh as ActiveEntry
+          limit = limitOf(entry.account)
+        } catch (error) {
+          logFailure('ERR_UV_STORE', 'key lookup failed', error)
+          return void unavailable(res)
+        }
+        continue
       }
       if (!consumed.granted) return void sendDetail(res, 402, details.upgrade)
       metrics.unitsConsumed += fields.count
-      return { key, limit: limit ?? 0, used: consumed.used }
+      return { account, limit, used: consumed.used, operation }
     }
+  }
+
+  /** Gives back the units of a consume whose answer never reached the client. */
+  function giveBack(open: Stores, charged: Charged, fields: PresentFields, period: Period, time: number): void {
+    const { account, operation } = charged
+    const day = dayOf(time)
+    metrics.unitsRefunded += fields.count
+    lastUsed.delete(`${account.id}\u0000${period.id}`)
+    // A named consume is undone through cancel, retried until the store answers; others by a refund.
+    if (operation !== undefined) return compensation.add(open.quota, operation, account.id, period.id, fields.count, day)
+    open.quota.refund(account.id, period.id, fields.count, day).catch((error: unknown) => {
+      logFailure('ERR_UV_REFUND', `could not give back ${fields.count} units of account ${account.id}`, error)
+    })
   }
 
   async function verificationHandler(req: Request, res: Response): Promise<void> {
     metrics.inFlight++
+    // The client may leave at any point; from then on nothing may be charged for it.
+    let clientLeft = false
     res.once('close', () => {
+      if (!res.writableFinished) clientLeft = true
       metrics.inFlight--
       metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
     })
@@ -171,29 +275,34 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     }
     const { body, token } = checked
     const fields = presentFields(body)
-    const period = periodOf(now())
-    const admitted = await admit(res, open, token, body, fields, period)
+    const time = now()
+    const period = periodOf(time)
+    const admitted = await admit(res, open, token, body, fields, period, time)
     if (admitted === undefined) return
-    const { key, limit, used } = admitted
 
+    // Verify first, charge last: a failed verification or a client that left costs nothing.
     let result
     try {
       result = await verifier.verifyFields(fields)
     } catch (error) {
       logFailure('ERR_UV_VERIFIER', 'verification failed', error)
-      try {
-        await open.quota.refund(key.id, period.id, fields.count)
-        metrics.unitsRefunded += fields.count
-      } catch (refundError) {
-        logFailure('ERR_UV_REFUND', `could not give back ${fields.count} units of key ${key.id}`, refundError)
-      }
       return unavailable(res)
     }
+    if (clientLeft) return
+    const charged = await charge(res, open, admitted, fields, period, time)
+    if (charged === undefined) return
+    if (clientLeft) return giveBack(open, charged, fields, period, time)
+    const { limit, used } = charged
 
     res.set({
       'X-Quota-Limit': String(limit),
       'X-Quota-Remaining': String(Math.max(0, limit - used)),
       'X-Quota-Reset': new Date(period.end).toISOString()
+    })
+    // The answer is charged only if it reaches the client: a close before the last byte was handed
+    // to the kernel gives the units back.
+    res.once('close', () => {
+      if (!res.writableFinished) giveBack(open, charged, fields, period, time)
     })
     res.status(200).json({
       status: 'success',

@@ -1,6 +1,8 @@
 // The name model file: its format, checksum, and the plain evaluation of its trained weights.
 import { createHash } from 'node:crypto'
-import { FEATURE_COUNT, FEATURE_NAMES, SCRIPTS, finishTables, type FeatureContext, type NgramTables } from './features.js'
+import { SCRIPTS } from './characters.js'
+import { FEATURE_COUNT, FEATURE_NAMES, type FeatureContext } from './features.js'
+import { finishTables, type NgramTables } from './ngrams.js'
 
 /** `format` value of a name model file. */
 export const NAME_MODEL_FORMAT = 'user-verification/name-model'

@@ -4,9 +4,10 @@ import type { Logger, QuotaStore } from '../types.js'
 
 interface Pending {
   operation: string
-  keyId: string
+  accountId: string
   period: string
   amount: number
+  day: string | undefined
   since: number
 }
 
@@ -46,10 +47,10 @@ export class QuotaCompensation {
   }
 
   /** Records a consume that rejected; its cancel is tried at once and then every interval. */
-  add(quota: QuotaStore, operation: string, keyId: string, period: string, amount: number): void {
+  add(quota: QuotaStore, operation: string, accountId: string, period: string, amount: number, day?: string): void {
     if (quota.cancel === undefined) return
     this.#quota = quota
-    this.#pending.set(operation, { operation, keyId, period, amount, since: Date.now() })
+    this.#pending.set(operation, { operation, accountId, period, amount, day, since: Date.now() })
     this.#timer ??= setInterval(() => void this.flush(), this.#interval).unref()
     void this.flush()
   }
@@ -62,14 +63,15 @@ export class QuotaCompensation {
     try {
       for (const item of [...this.#pending.values()]) {
         try {
-          const undone = await quota.cancel(item.operation, item.keyId, item.period, item.amount)
+          const undone = await quota.cancel(item.operation, item.accountId, item.period, item.amount, item.day)
           this.#pending.delete(item.operation)
-          if (undone) this.#logger.warn(`user-verification: gave back ${item.amount} units of key ${item.keyId} consumed without an answer`)
+          if (undone)
+            this.#logger.warn(`user-verification: gave back ${item.amount} units of account ${item.accountId} consumed without an answer`)
         } catch (error) {
           if (Date.now() - item.since < this.#giveUpAfter) continue
           this.#pending.delete(item.operation)
           this.#logger.error(
-            `user-verification: ERR_UV_REFUND could not undo a consume of ${item.amount} units of key ${item.keyId}: ${toError(error).message}`,
+            `user-verification: ERR_UV_REFUND could not undo a consume of ${item.amount} units of account ${item.accountId}: ${toError(error).message}`,
             { code: 'ERR_UV_REFUND' }
           )
         }

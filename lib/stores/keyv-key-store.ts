@@ -1,8 +1,17 @@
-// Key store over any Keyv instance (SQLite, Redis, PostgreSQL adapters): a record per digest plus an id → digest index.
+// Account and key store over any Keyv instance (SQLite, Redis, PostgreSQL adapters): a record per digest, per account, and id/email indexes.
 import type Keyv from 'keyv'
-import type { KeyRecord, KeyStore, Logger } from '../types.js'
-import { pickPatch } from './memory-store.js'
-import { byCreation, checkRecord, duplicateKeyError } from './store-args.js'
+import { LRUCache } from 'lru-cache'
+import type { Account, AccountPatch, KeyPatch, KeyRecord, KeyStore, Logger } from '../types.js'
+import {
+  byCreation,
+  checkAccount,
+  checkRecord,
+  duplicateAccountError,
+  duplicateKeyError,
+  pickAccountPatch,
+  pickKeyPatch,
+  unknownAccountError
+} from './store-args.js'
 import { withTimeout } from './with-timeout.js'
 
 /** Options of {@link KeyvKeyStore}. */
@@ -23,12 +32,29 @@ export interface KeyvKeyStoreOptions {
 
 const ID = 'id:'
 const HASH = 'hash:'
+const ACCOUNT = 'account:'
+const EMAIL = 'email:'
+/** Marks a namespace whose records have the account layout (written at creation, or once the upgrade from 0.1.0 ran). */
+const SCHEMA = 'meta:schema'
+const SCHEMA_VERSION = 2
+
+/** The account a release 0.1.0 key becomes: same hex as the key id, so the quota stores can move usage without the key store. */
+export function legacyAccountId(keyId: string): string {
+  return `acct_${keyId.replace(/^key_/, '')}`
+}
 
 /**
  * Stores each {@link KeyRecord} under `hash:<digest>` and an index entry `id:<id>` → digest in one
- * Keyv namespace, so the per-request lookup by digest is a single read; the CLI's lookups by id
- * take two. `list()` walks the Keyv iterator (SQLite, Redis and PostgreSQL adapters have one)
- * and sorts oldest first.
+ * Keyv namespace, so the per-request lookup by digest is a single read (and the account one
+ * more; the SQLite store caches both); the CLI's lookups by id take two. Each {@link Account}
+ * lives under `account:<id>`, with `email:<address>` → id. `list()`, `listByAccount()` and
+ * `listAccounts()` walk the Keyv iterator (SQLite, Redis and PostgreSQL adapters have one) and
+ * sort oldest first.
+ *
+ * `init()` upgrades a namespace written by release 0.1.0 (keys carrying their plan) in place:
+ * each key becomes the only key of its own account (`acct_` + the key id's hex, on the key's
+ * plan, named after its label or id). Accounts are written before their keys and with fixed ids,
+ * so an interrupted or concurrent upgrade is finished by the next `init()` with the same result.
  *
  * The Keyv instance must be built with `throwOnErrors: true`: otherwise Keyv 5 turns a failed
  * read into `undefined`, which would make an outage look like "no such key" (401 instead of 503).
@@ -43,6 +69,8 @@ export class KeyvKeyStore implements KeyStore {
   readonly #close: (() => Promise<void>) | undefined
   readonly #timeout: number | undefined
   readonly #onChange: (() => Promise<void>) | undefined
+  /** Digest → account id of keys seen; a key never changes account, so this never goes stale. */
+  readonly #accountOf = new LRUCache<string, string>({ max: 10_000 })
 
   constructor(keyv: Keyv, options: KeyvKeyStoreOptions = {}) {
     if (keyv === null || typeof keyv !== 'object' || typeof keyv.get !== 'function' || typeof keyv.set !== 'function') {
@@ -75,9 +103,40 @@ export class KeyvKeyStore implements KeyStore {
     })
   }
 
-  /** Reads once, so an unreachable or unusable backend is refused at start-up rather than on the first request. */
+  /** Reads once (an unreachable or unusable backend is refused at start-up, not on the first request), then upgrades a 0.1.0 namespace. */
   async init(): Promise<void> {
-    await this.#bounded(this.#keyv.get(ID + '__uv_probe__'))
+    const schema = await this.#bounded(this.#keyv.get<number>(SCHEMA))
+    if (schema === SCHEMA_VERSION) return
+    const upgraded = await this.#bounded(this.#upgrade(), 10)
+    await this.#mustSet(SCHEMA, SCHEMA_VERSION)
+    if (upgraded > 0) await this.#onChange?.()
+  }
+
+  /** Turns every 0.1.0 key record (one with a `plan`, no `accountId`) into an account and its key; returns how many. */
+  async #upgrade(): Promise<number> {
+    const legacy: Array<{ id: string; hash: string; plan: string; label: string | null; createdAt: string; revokedAt: string | null }> = []
+    for await (const [key, value] of this.#entries()) {
+      if (!key.startsWith(HASH) || value === null || typeof value !== 'object') continue
+      const r = value as Record<string, unknown>
+      if (typeof r.accountId !== 'string' && typeof r.plan === 'string') legacy.push(r as never)
+    }
+    for (const old of legacy) {
+      const accountId = legacyAccountId(old.id)
+      if ((await this.#keyv.get(ACCOUNT + accountId)) === undefined) {
+        const account = checkAccount({
+          id: accountId,
+          name: old.label ?? old.id,
+          email: null,
+          plan: old.plan,
+          createdAt: old.createdAt,
+          disabledAt: null
+        })
+        await this.#mustSet(ACCOUNT + accountId, account)
+      }
+      const record = checkRecord({ ...old, accountId, expiresAt: null })
+      await this.#mustSet(HASH + record.hash, record)
+    }
+    return legacy.length
   }
 
   async getByHash(hash: string): Promise<KeyRecord | undefined> {
@@ -85,6 +144,27 @@ export class KeyvKeyStore implements KeyStore {
     if (value === undefined || value === null) return undefined
     const record = checkRecord(value)
     return record.hash === hash ? record : undefined
+  }
+
+  /**
+   * The key and its account. The first lookup of a digest reads the key, then its account; later
+   * ones read both in one `getMany` (one MGET on Redis, one SELECT on PostgreSQL), since the key's
+   * account id is remembered and never changes.
+   */
+  async getKeyWithAccount(hash: string): Promise<{ record: KeyRecord | undefined; account: Account | undefined }> {
+    const accountId = this.#accountOf.get(hash)
+    if (accountId !== undefined) {
+      const [rawRecord, rawAccount] = await this.#bounded(this.#keyv.getMany<unknown>([HASH + hash, ACCOUNT + accountId]))
+      const record = rawRecord === undefined || rawRecord === null ? undefined : checkRecord(rawRecord)
+      if (record !== undefined && record.hash === hash && record.accountId === accountId) {
+        const account = rawAccount === undefined || rawAccount === null ? undefined : checkAccount(rawAccount)
+        return { record, account: account?.id === accountId ? account : undefined }
+      }
+    }
+    const record = await this.getByHash(hash)
+    if (record === undefined) return { record, account: undefined }
+    this.#accountOf.set(hash, record.accountId)
+    return { record, account: await this.getAccount(record.accountId) }
   }
 
   async getById(id: string): Promise<KeyRecord | undefined> {
@@ -97,9 +177,12 @@ export class KeyvKeyStore implements KeyStore {
 
   async create(record: KeyRecord): Promise<void> {
     const r = checkRecord(record)
-    const [idTaken, hashTaken] = await this.#bounded(Promise.all([this.#keyv.has(ID + r.id), this.#keyv.has(HASH + r.hash)]))
+    const [idTaken, hashTaken, accountExists] = await this.#bounded(
+      Promise.all([this.#keyv.has(ID + r.id), this.#keyv.has(HASH + r.hash), this.#keyv.has(ACCOUNT + r.accountId)])
+    )
     if (idTaken) throw duplicateKeyError('id', r.id)
     if (hashTaken) throw duplicateKeyError('hash', r.id)
+    if (!accountExists) throw unknownAccountError(r.accountId)
     // Index first, record second: a crash in between leaves an id that resolves to nothing and
     // a key that was never shown, never a usable key that cannot be listed or revoked.
     await this.#mustSet(ID + r.id, r.hash)
@@ -107,10 +190,10 @@ export class KeyvKeyStore implements KeyStore {
     await this.#onChange?.()
   }
 
-  async update(id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
+  async update(id: string, patch: KeyPatch): Promise<KeyRecord | undefined> {
     const current = await this.getById(id)
     if (current === undefined) return undefined
-    const next = checkRecord({ ...current, ...pickPatch(patch) })
+    const next = checkRecord({ ...current, ...pickKeyPatch(patch) })
     await this.#mustSet(HASH + current.hash, next)
     // After the write: whoever sees the new version re-reads and finds the new record.
     await this.#onChange?.()
@@ -122,15 +205,74 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async #list(): Promise<KeyRecord[]> {
-    const iterator = this.#keyv.iterator
-    if (iterator === undefined) return []
     const records: KeyRecord[] = []
-    for await (const [key, value] of iterator(undefined) as AsyncGenerator<[string, unknown]>) {
-      if (typeof key === 'string' && key.startsWith(HASH) && value !== null && typeof value === 'object') {
-        records.push(checkRecord(value))
-      }
+    for await (const [key, value] of this.#entries()) {
+      if (key.startsWith(HASH) && value !== null && typeof value === 'object') records.push(checkRecord(value))
     }
     return records.sort(byCreation)
+  }
+
+  async listByAccount(accountId: string): Promise<KeyRecord[]> {
+    return (await this.list()).filter((r) => r.accountId === accountId)
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    const value = await this.#bounded(this.#keyv.get<Account>(ACCOUNT + id))
+    if (value === undefined || value === null) return undefined
+    const account = checkAccount(value)
+    return account.id === id ? account : undefined
+  }
+
+  async getAccountByEmail(email: string): Promise<Account | undefined> {
+    const id = await this.#bounded(this.#keyv.get<string>(EMAIL + String(email).toLowerCase()))
+    if (typeof id !== 'string') return undefined
+    const account = await this.getAccount(id)
+    // An index entry left behind by an email change or an interrupted create must not match.
+    return account?.email === String(email).toLowerCase() ? account : undefined
+  }
+
+  async createAccount(account: Account): Promise<void> {
+    const a = checkAccount(account)
+    if (await this.#bounded(this.#keyv.has(ACCOUNT + a.id))) throw duplicateAccountError('id', a.id)
+    if (a.email !== null && (await this.getAccountByEmail(a.email)) !== undefined) throw duplicateAccountError('email', a.id)
+    // Email index first: a crash in between leaves an index entry that resolves to nothing.
+    if (a.email !== null) await this.#mustSet(EMAIL + a.email, a.id)
+    await this.#mustSet(ACCOUNT + a.id, a)
+    await this.#onChange?.()
+  }
+
+  async updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined> {
+    const current = await this.getAccount(id)
+    if (current === undefined) return undefined
+    const next = checkAccount({ ...current, ...pickAccountPatch(patch) })
+    if (next.email !== current.email && next.email !== null) {
+      if ((await this.getAccountByEmail(next.email)) !== undefined) throw duplicateAccountError('email', id)
+      await this.#mustSet(EMAIL + next.email, id)
+    }
+    await this.#mustSet(ACCOUNT + id, next)
+    if (current.email !== null && next.email !== current.email) await this.#bounded(this.#keyv.delete(EMAIL + current.email))
+    await this.#onChange?.()
+    return next
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return this.#bounded(this.#listAccounts(), 10)
+  }
+
+  async #listAccounts(): Promise<Account[]> {
+    const accounts: Account[] = []
+    for await (const [key, value] of this.#entries()) {
+      if (key.startsWith(ACCOUNT) && value !== null && typeof value === 'object') accounts.push(checkAccount(value))
+    }
+    return accounts.sort(byCreation)
+  }
+
+  async *#entries(): AsyncGenerator<[string, unknown]> {
+    const iterator = this.#keyv.iterator
+    if (iterator === undefined) return
+    for await (const [key, value] of iterator(undefined) as AsyncGenerator<[string, unknown]>) {
+      if (typeof key === 'string') yield [key, value]
+    }
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,22 @@
-// In-process key and quota stores: for tests and `memory://`; nothing survives the process.
-import type { ConsumeResult, KeyRecord, KeyStore, QuotaStore } from '../types.js'
-import { byCreation, checkExpiresAt, checkLimit, checkName, checkRecord, checkUnits, duplicateKeyError } from './store-args.js'
+// In-process account, key and quota stores: for tests and `memory://`; nothing survives the process.
+import type { Account, AccountPatch, ConsumeResult, DailyUsage, KeyPatch, KeyRecord, KeyStore, MonthlyUsage, QuotaStore } from '../types.js'
+import {
+  byCreation,
+  checkAccount,
+  checkDay,
+  checkExpiresAt,
+  checkLimit,
+  checkName,
+  checkRecord,
+  checkUnits,
+  daysBetween,
+  duplicateAccountError,
+  duplicateKeyError,
+  monthsBetween,
+  pickAccountPatch,
+  pickKeyPatch,
+  unknownAccountError
+} from './store-args.js'
 
 /** Options of the in-memory stores. */
 export interface MemoryStoreOptions {
@@ -9,7 +25,7 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * Keys in a `Map`. `localKeys` is `true`: no other process sees them.
+ * Accounts and keys in `Map`s. `localKeys` is `true`: no other process sees them.
  * Records are copied in and out, so callers cannot change stored state by mutation.
  */
 export class MemoryKeyStore implements KeyStore {
@@ -17,6 +33,8 @@ export class MemoryKeyStore implements KeyStore {
   readonly prefix: string
   readonly #byId = new Map<string, KeyRecord>()
   readonly #idByHash = new Map<string, string>()
+  readonly #accounts = new Map<string, Account>()
+  readonly #accountByEmail = new Map<string, string>()
 
   constructor(options: MemoryStoreOptions = {}) {
     this.prefix = options.prefix ?? 'uv'
@@ -36,14 +54,15 @@ export class MemoryKeyStore implements KeyStore {
     const r = checkRecord(record)
     if (this.#byId.has(r.id)) throw duplicateKeyError('id', r.id)
     if (this.#idByHash.has(r.hash)) throw duplicateKeyError('hash', r.id)
+    if (!this.#accounts.has(r.accountId)) throw unknownAccountError(r.accountId)
     this.#byId.set(r.id, r)
     this.#idByHash.set(r.hash, r.id)
   }
 
-  async update(id: string, patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Promise<KeyRecord | undefined> {
+  async update(id: string, patch: KeyPatch): Promise<KeyRecord | undefined> {
     const current = this.#byId.get(id)
     if (current === undefined) return undefined
-    const next = checkRecord({ ...current, ...pickPatch(patch) })
+    const next = checkRecord({ ...current, ...pickKeyPatch(patch) })
     this.#byId.set(id, next)
     return { ...next }
   }
@@ -52,16 +71,46 @@ export class MemoryKeyStore implements KeyStore {
     return [...this.#byId.values()].map((r) => ({ ...r })).sort(byCreation)
   }
 
-  async close(): Promise<void> {}
-}
+  async listByAccount(accountId: string): Promise<KeyRecord[]> {
+    return (await this.list()).filter((r) => r.accountId === accountId)
+  }
 
-/** Only the fields `update` may change; anything else in the patch is ignored. */
-export function pickPatch(patch: Partial<Pick<KeyRecord, 'plan' | 'revokedAt' | 'label'>>): Partial<KeyRecord> {
-  const out: Partial<KeyRecord> = {}
-  if (patch.plan !== undefined) out.plan = patch.plan
-  if (patch.revokedAt !== undefined) out.revokedAt = patch.revokedAt
-  if (patch.label !== undefined) out.label = patch.label
-  return out
+  async getAccount(id: string): Promise<Account | undefined> {
+    const account = this.#accounts.get(id)
+    return account === undefined ? undefined : { ...account }
+  }
+
+  async getAccountByEmail(email: string): Promise<Account | undefined> {
+    const id = this.#accountByEmail.get(String(email).toLowerCase())
+    return id === undefined ? undefined : this.getAccount(id)
+  }
+
+  async createAccount(account: Account): Promise<void> {
+    const a = checkAccount(account)
+    if (this.#accounts.has(a.id)) throw duplicateAccountError('id', a.id)
+    if (a.email !== null && this.#accountByEmail.has(a.email)) throw duplicateAccountError('email', a.id)
+    this.#accounts.set(a.id, a)
+    if (a.email !== null) this.#accountByEmail.set(a.email, a.id)
+  }
+
+  async updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined> {
+    const current = this.#accounts.get(id)
+    if (current === undefined) return undefined
+    const next = checkAccount({ ...current, ...pickAccountPatch(patch) })
+    if (next.email !== current.email) {
+      if (next.email !== null && this.#accountByEmail.has(next.email)) throw duplicateAccountError('email', id)
+      if (current.email !== null) this.#accountByEmail.delete(current.email)
+      if (next.email !== null) this.#accountByEmail.set(next.email, id)
+    }
+    this.#accounts.set(id, next)
+    return { ...next }
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return [...this.#accounts.values()].map((a) => ({ ...a })).sort(byCreation)
+  }
+
+  async close(): Promise<void> {}
 }
 
 interface Usage {
@@ -70,9 +119,10 @@ interface Usage {
 }
 
 /**
- * Usage in a `Map`. Atomic because JavaScript runs one callback at a time; `localKeys` is
- * `true`, so the server refuses it with several workers. Expired periods are dropped when next
- * touched. `now` (ms since the epoch) is injectable; defaults to `Date.now`.
+ * Usage in a `Map`: month totals and days. Atomic because JavaScript runs one callback at a
+ * time; `localKeys` is `true`, so the server refuses it with several workers. Expired entries
+ * are dropped when next touched or purged. `now` (ms since the epoch) is injectable; defaults
+ * to `Date.now`.
  */
 export class MemoryQuotaStore implements QuotaStore {
   readonly localKeys = true
@@ -94,32 +144,72 @@ export class MemoryQuotaStore implements QuotaStore {
     return usage
   }
 
-  async consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
-    const key = slot(keyId, period)
-    checkUnits('amount', amount)
-    const max = checkLimit(limit)
-    const expires = checkExpiresAt(expiresAt)
+  #add(key: string, amount: number, expiresAt: number): number {
     const usage = this.#live(key)
-    const used = usage?.used ?? 0
-    if (used + amount > max) return { granted: false, used }
-    this.#usage.set(key, { used: used + amount, expiresAt: Math.max(expires, usage?.expiresAt ?? 0) })
-    return { granted: true, used: used + amount }
+    const used = (usage?.used ?? 0) + amount
+    this.#usage.set(key, { used, expiresAt: Math.max(expiresAt, usage?.expiresAt ?? 0) })
+    return used
   }
 
-  async refund(keyId: string, period: string, amount: number): Promise<void> {
-    const key = slot(keyId, period)
-    checkUnits('amount', amount)
+  #take(key: string, amount: number): void {
     const usage = this.#live(key)
     if (usage !== undefined) usage.used = Math.max(0, usage.used - amount)
   }
 
-  async get(keyId: string, period: string): Promise<number> {
-    return this.#live(slot(keyId, period))?.used ?? 0
+  async consume(
+    accountId: string,
+    period: string,
+    amount: number,
+    limit: number,
+    expiresAt: number,
+    _operation?: string,
+    day?: string
+  ): Promise<ConsumeResult> {
+    const key = slot(accountId, period)
+    checkUnits('amount', amount)
+    const max = checkLimit(limit)
+    const expires = checkExpiresAt(expiresAt)
+    if (day !== undefined) checkDay(day, period)
+    const used = this.#live(key)?.used ?? 0
+    if (used + amount > max) return { granted: false, used }
+    const total = this.#add(key, amount, expires)
+    if (day !== undefined) this.#add(slot(accountId, day), amount, expires)
+    return { granted: true, used: total }
+  }
+
+  async refund(accountId: string, period: string, amount: number, day?: string): Promise<void> {
+    const key = slot(accountId, period)
+    checkUnits('amount', amount)
+    if (day !== undefined) checkDay(day, period)
+    this.#take(key, amount)
+    if (day !== undefined) this.#take(slot(accountId, day), amount)
+  }
+
+  async get(accountId: string, period: string): Promise<number> {
+    return this.#live(slot(accountId, period))?.used ?? 0
+  }
+
+  async daily(accountId: string, from: string, to: string): Promise<DailyUsage[]> {
+    return daysBetween(from, to).flatMap((day) => {
+      const units = this.#live(slot(accountId, day))?.used ?? 0
+      return units > 0 ? [{ day, units }] : []
+    })
+  }
+
+  async monthly(accountId: string, from: string, to: string): Promise<MonthlyUsage[]> {
+    return monthsBetween(from, to).flatMap((period) => {
+      const units = this.#live(slot(accountId, period))?.used ?? 0
+      return units > 0 ? [{ period, units }] : []
+    })
+  }
+
+  async purge(now: number): Promise<void> {
+    for (const [key, usage] of this.#usage) if (usage.expiresAt <= now) this.#usage.delete(key)
   }
 
   async close(): Promise<void> {}
 }
 
-function slot(keyId: string, period: string): string {
-  return `${checkName('keyId', keyId)}\u0000${checkName('period', period)}`
+function slot(accountId: string, when: string): string {
+  return `${checkName('accountId', accountId)}\u0000${checkName('period', when)}`
 }

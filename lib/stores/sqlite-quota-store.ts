@@ -1,7 +1,10 @@
-// Default quota store: conditional UPSERTs, grouped per statement under load, on the SQLite file the keys live in.
-import sqlite3 from 'sqlite3'
-import type { ConsumeResult, Logger, QuotaStore } from '../types.js'
-import { checkExpiresAt, checkLimit, checkName, checkUnits } from './store-args.js'
+// Default quota store: conditional UPSERTs, grouped per statement under load, with the daily history kept by a trigger in the same statement.
+import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
+import { type SqliteDatabase, type SqliteDriverName, type SqliteStatement, openSqliteDatabase } from './sqlite-driver.js'
+import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
+
+/** How long usage upgraded from release 0.1.0 is kept after its period ends (as the middleware keeps new usage). */
+const upgradedRetention = 400 * 86_400_000
 
 /** Options of {@link SqliteQuotaStore}. */
 export interface SqliteQuotaStoreOptions {
@@ -19,6 +22,8 @@ export interface SqliteQuotaStoreOptions {
   logger?: Logger
   /** Clock for the purge, in ms since the epoch. Defaults to `Date.now`. */
   now?: () => number
+  /** SQLite binding: node:sqlite where Node has it (22.13+), else the optional `sqlite3` package. */
+  driver?: SqliteDriverName
 }
 
 // Consumes that arrive while one statement runs are sent together as the next one (group commit):
@@ -27,17 +32,21 @@ export interface SqliteQuotaStoreOptions {
 // the `lim` column so `excluded.lim` can see it). One statement = one write transaction, which
 // SQLite serialises across every connection and process on the file, so each check-and-add is
 // atomic. RETURNING names (by `op`, the row's index in the batch) every consume that was written;
-// the others were refused.
+// the others were refused. Each row also carries its day (`''`: none); the triggers made in
+// openDatabase add every change of `used` to that day's row of `<table>_daily`, inside the same
+// statement, so the history is written in the same atomic step as the consume. The `key_id`
+// column holds the account id (its name is release 0.1.0's, when usage was per key).
 const MAX_BATCH = 64
-const CONSUME = (t: string, rows: number): string => `INSERT INTO ${t} (key_id, period, used, expires_at, lim, op)
-  SELECT column1, column2, column3, column4, column5, column6 FROM (VALUES ${Array.from({ length: rows }, () => '(?,?,?,?,?,?)').join(',')})
+const CONSUME = (t: string, rows: number): string => `INSERT INTO ${t} (key_id, period, used, expires_at, lim, op, day)
+  SELECT column1, column2, column3, column4, column5, column6, column7 FROM (VALUES ${Array.from({ length: rows }, () => '(?,?,?,?,?,?,?)').join(',')})
   WHERE column3 <= column5
-  ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at), lim = excluded.lim, op = excluded.op
+  ON CONFLICT (key_id, period) DO UPDATE SET used = used + excluded.used, expires_at = max(expires_at, excluded.expires_at), lim = excluded.lim, op = excluded.op, day = excluded.day
   WHERE used + excluded.used <= excluded.lim
   RETURNING op, used, (SELECT value FROM ${t}_meta WHERE name = 'keys') AS keys_version`
 
 interface Pending {
   params: [string, string, number, number, number]
+  day: string
   resolve: (result: ConsumeResult) => void
   reject: (error: unknown) => void
 }
@@ -45,9 +54,9 @@ interface Pending {
 type Params = unknown[]
 
 /**
- * Quota on SQLite through the `sqlite3` driver (the one @keyv/sqlite uses; Keyv itself has no
- * atomic increment). Atomic across processes sharing the file, so `localKeys` is `false` for a
- * file and `true` for `:memory:`.
+ * Quota on SQLite through Node's built-in node:sqlite (or the optional `sqlite3` package on a
+ * Node without it; see sqlite-driver.ts). Keyv has no atomic increment, hence SQL. Atomic across
+ * processes sharing the file, so `localKeys` is `false` for a file and `true` for `:memory:`.
  *
  * Durability: the database runs in WAL mode with `synchronous=NORMAL`. A consume resolves only
  * after its transaction committed to the WAL file, which lives in the OS page cache once
@@ -58,7 +67,8 @@ type Params = unknown[]
 export class SqliteQuotaStore implements QuotaStore {
   readonly localKeys: boolean
   readonly prefix: string
-  readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now'>> & Pick<SqliteQuotaStoreOptions, 'logger' | 'now'>
+  readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now' | 'driver'>> &
+    Pick<SqliteQuotaStoreOptions, 'logger' | 'now' | 'driver'>
   #ready: Promise<Opened> | undefined
   #timer: NodeJS.Timeout | undefined
   readonly #queue: Pending[] = []
@@ -84,16 +94,25 @@ export class SqliteQuotaStore implements QuotaStore {
     await this.#open()
   }
 
-  async consume(keyId: string, period: string, amount: number, limit: number, expiresAt: number): Promise<ConsumeResult> {
+  async consume(
+    accountId: string,
+    period: string,
+    amount: number,
+    limit: number,
+    expiresAt: number,
+    _operation?: string,
+    day?: string
+  ): Promise<ConsumeResult> {
     const params: Pending['params'] = [
-      checkName('keyId', keyId),
+      checkName('accountId', accountId),
       checkName('period', period),
       checkUnits('amount', amount),
       checkExpiresAt(expiresAt),
       checkLimit(limit)
     ]
+    const dayId = day === undefined ? '' : checkDay(day, period)
     return new Promise((resolve, reject) => {
-      this.#queue.push({ params, resolve, reject })
+      this.#queue.push({ params, day: dayId, resolve, reject })
       if (!this.#draining) void this.#drain()
     })
   }
@@ -107,8 +126,8 @@ export class SqliteQuotaStore implements QuotaStore {
         try {
           const db = await this.#open()
           const rows = await all<UsageRow & { op: number }>(
-            db.consumeStatement(batch.length),
-            batch.flatMap((p, op) => [...p.params, op])
+            await db.consumeStatement(batch.length),
+            batch.flatMap((p, op) => [...p.params, op, p.day])
           )
           const written = new Map(rows.map((row) => [Number(row.op), row]))
           for (const [op, pending] of batch.entries()) {
@@ -143,15 +162,41 @@ export class SqliteQuotaStore implements QuotaStore {
     await all(db.bump, [])
   }
 
-  async refund(keyId: string, period: string, amount: number): Promise<void> {
-    const params = [checkUnits('amount', amount), checkName('keyId', keyId), checkName('period', period)]
+  async refund(accountId: string, period: string, amount: number, day?: string): Promise<void> {
+    const params = [
+      checkUnits('amount', amount),
+      checkName('accountId', accountId),
+      checkName('period', period),
+      day === undefined ? '' : checkDay(day, period)
+    ]
     const db = await this.#open()
     await all(db.refund, params)
   }
 
-  async get(keyId: string, period: string): Promise<number> {
+  async get(accountId: string, period: string): Promise<number> {
     const db = await this.#open()
-    return this.#used(db, checkName('keyId', keyId), checkName('period', period))
+    return this.#used(db, checkName('accountId', accountId), checkName('period', period))
+  }
+
+  async daily(accountId: string, from: string, to: string): Promise<DailyUsage[]> {
+    daysBetween(from, to)
+    const db = await this.#open()
+    const rows = await all<{ day: string; units: number }>(db.daily, [checkName('accountId', accountId), from, to])
+    return rows.map((r) => ({ day: r.day, units: Number(r.units) }))
+  }
+
+  async monthly(accountId: string, from: string, to: string): Promise<MonthlyUsage[]> {
+    monthsBetween(from, to)
+    const db = await this.#open()
+    const rows = await all<{ period: string; units: number }>(db.monthly, [checkName('accountId', accountId), from, to])
+    return rows.map((r) => ({ period: r.period, units: Number(r.units) }))
+  }
+
+  /** Deletes month totals and days whose `expiresAt` is at or before `now` (also run at start-up and every `purgeInterval`). */
+  async purge(now: number): Promise<void> {
+    const db = await this.#open()
+    await all(db.purge, [now])
+    await all(db.purgeDaily, [now])
   }
 
   /** Finalises the statements, closes the database and stops the purge timer. */
@@ -168,10 +213,7 @@ export class SqliteQuotaStore implements QuotaStore {
     } catch {
       return
     }
-    for (const s of [...opened.consumeStatements.values(), opened.refund, opened.select, opened.purge, opened.bump]) {
-      await new Promise<void>((resolve) => s.finalize(() => resolve()))
-    }
-    await new Promise<void>((resolve, reject) => opened.db.close((error) => (error ? reject(error) : resolve())))
+    await opened.db.close()
   }
 
   async #used(db: Opened, keyId: unknown, period: unknown): Promise<number> {
@@ -184,7 +226,7 @@ export class SqliteQuotaStore implements QuotaStore {
       const { purgeInterval } = this.#options
       const now = this.#options.now ?? Date.now
       const purge = (): void => {
-        all(opened.purge, [now()]).catch((error: unknown) => {
+        Promise.all([all(opened.purge, [now()]), all(opened.purgeDaily, [now()])]).catch((error: unknown) => {
           ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
         })
       }
@@ -200,14 +242,16 @@ export class SqliteQuotaStore implements QuotaStore {
 }
 
 interface Opened {
-  db: sqlite3.Database
+  db: SqliteDatabase
   /** The consume statement for a batch of `rows` (prepared on first use, then kept). */
-  consumeStatement: (rows: number) => sqlite3.Statement
-  consumeStatements: Map<number, sqlite3.Statement>
-  refund: sqlite3.Statement
-  select: sqlite3.Statement
-  purge: sqlite3.Statement
-  bump: sqlite3.Statement
+  consumeStatement: (rows: number) => Promise<SqliteStatement>
+  refund: SqliteStatement
+  select: SqliteStatement
+  purge: SqliteStatement
+  purgeDaily: SqliteStatement
+  bump: SqliteStatement
+  daily: SqliteStatement
+  monthly: SqliteStatement
 }
 
 interface UsageRow {
@@ -215,63 +259,110 @@ interface UsageRow {
   keys_version: number | null
 }
 
-async function openDatabase(options: { path: string; table: string; busyTimeout: number }): Promise<Opened> {
-  const { path, table, busyTimeout } = options
-  const db = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const database: sqlite3.Database = new sqlite3.Database(path, (error) => {
-      if (error === null) resolve(database)
-      else
-        reject(
-          new Error(
-            `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${error.message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
-            { cause: error }
-          )
-        )
-    })
-  })
+async function openDatabase(options: { path: string; table: string; busyTimeout: number; driver?: SqliteDriverName }): Promise<Opened> {
+  const { path, table, busyTimeout, driver } = options
+  let db: SqliteDatabase
   try {
-    db.configure('busyTimeout', busyTimeout)
+    db = await openSqliteDatabase(path, { busyTimeout, ...(driver === undefined ? {} : { driver }) })
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_UV_STORE_DRIVER') throw error
+    throw new Error(
+      `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${(error as Error).message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
+      { cause: error }
+    )
+  }
+  try {
     await exec(db, 'PRAGMA journal_mode=WAL')
     await exec(db, 'PRAGMA synchronous=NORMAL')
-    await exec(
-      db,
-      `CREATE TABLE IF NOT EXISTS ${table} (
-      key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
-      lim INTEGER NOT NULL DEFAULT 0, op INTEGER NOT NULL DEFAULT 0,
-      PRIMARY KEY (key_id, period)) WITHOUT ROWID`
-    )
-    // Files from before group commit lack the columns that carry a row's limit and batch index.
-    const columns = await new Promise<Array<{ name: string }>>((resolve, reject) =>
-      db.all(`PRAGMA table_info(${table})`, (error, rows: Array<{ name: string }>) => (error ? reject(error) : resolve(rows)))
-    )
-    for (const column of ['lim', 'op']) {
-      if (!columns.some((c) => c.name === column)) await exec(db, `ALTER TABLE ${table} ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`)
+    // One write transaction for the schema and the upgrade, so processes opening the file together take turns.
+    await exec(db, 'BEGIN IMMEDIATE')
+    try {
+      const existed =
+        (await rows<{ name: string }>(db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name = '${table}'`)).length > 0
+      await exec(
+        db,
+        `CREATE TABLE IF NOT EXISTS ${table} (
+        key_id TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+        lim INTEGER NOT NULL DEFAULT 0, op INTEGER NOT NULL DEFAULT 0, day TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (key_id, period)) WITHOUT ROWID`
+      )
+      // Files from before group commit lack the columns that carry a row's limit and batch index; 0.1.0's lack the day.
+      const columns = await rows<{ name: string }>(db, `PRAGMA table_info(${table})`)
+      for (const column of ['lim INTEGER NOT NULL DEFAULT 0', 'op INTEGER NOT NULL DEFAULT 0', "day TEXT NOT NULL DEFAULT ''"]) {
+        if (!columns.some((c) => c.name === column.split(' ')[0])) await exec(db, `ALTER TABLE ${table} ADD COLUMN ${column}`)
+      }
+      await exec(db, `CREATE TABLE IF NOT EXISTS ${table}_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`)
+      await exec(db, `INSERT OR IGNORE INTO ${table}_meta (name, value) VALUES ('keys', 0)`)
+      await exec(
+        db,
+        `CREATE TABLE IF NOT EXISTS ${table}_daily (
+        account_id TEXT NOT NULL, day TEXT NOT NULL, units INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, day)) WITHOUT ROWID`
+      )
+      // Every change of a month total goes to the day named in the row, in the statement that made it.
+      // (No INSERT OR IGNORE: inside a trigger fired by an UPSERT its conflict clause does not apply.)
+      const toDay = (delta: string) => `INSERT INTO ${table}_daily (account_id, day, units, expires_at)
+          SELECT NEW.key_id, NEW.day, 0, NEW.expires_at WHERE NOT EXISTS (SELECT 1 FROM ${table}_daily WHERE account_id = NEW.key_id AND day = NEW.day);
+        UPDATE ${table}_daily SET units = max(0, units + ${delta}), expires_at = max(expires_at, NEW.expires_at) WHERE account_id = NEW.key_id AND day = NEW.day;`
+      await exec(
+        db,
+        `CREATE TRIGGER IF NOT EXISTS ${table}_daily_insert AFTER INSERT ON ${table} WHEN NEW.day <> '' BEGIN ${toDay('NEW.used')} END`
+      )
+      await exec(
+        db,
+        `CREATE TRIGGER IF NOT EXISTS ${table}_daily_update AFTER UPDATE OF used ON ${table} WHEN NEW.day <> '' AND NEW.used <> OLD.used BEGIN ${toDay('NEW.used - OLD.used')} END`
+      )
+      const schema = await rows<{ value: number }>(db, `SELECT value FROM ${table}_meta WHERE name = 'schema'`)
+      if (schema.length === 0) {
+        // Release 0.1.0 counted usage per key: each key became an account with the same hex (see
+        // legacyAccountId), so its months move to that account, kept as long as new usage is.
+        if (existed) {
+          await exec(
+            db,
+            `UPDATE ${table} SET key_id = 'acct_' || substr(key_id, 5),
+            expires_at = max(expires_at, CAST(strftime('%s', period || '-01', '+1 month') AS INTEGER) * 1000 + ${upgradedRetention})
+            WHERE key_id LIKE 'key\\_%' ESCAPE '\\'`
+          )
+        }
+        await exec(db, `INSERT INTO ${table}_meta (name, value) VALUES ('schema', 2)`)
+      }
+      await exec(db, 'COMMIT')
+    } catch (error) {
+      await exec(db, 'ROLLBACK').catch(() => {})
+      throw error
     }
-    await exec(db, `CREATE TABLE IF NOT EXISTS ${table}_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`)
-    await exec(db, `INSERT OR IGNORE INTO ${table}_meta (name, value) VALUES ('keys', 0)`)
-    const consumeStatements = new Map<number, sqlite3.Statement>()
+    const consumeStatements = new Map<number, Promise<SqliteStatement>>()
     return {
       db,
-      consumeStatements,
-      consumeStatement(rows: number): sqlite3.Statement {
+      consumeStatement(rows: number): Promise<SqliteStatement> {
         let statement = consumeStatements.get(rows)
         if (statement === undefined) {
-          // Prepared without waiting: a failure reaches the first run's callback, which rejects the batch.
-          statement = db.prepare(CONSUME(table, rows)).on('error', () => {})
+          statement = prepare(db, CONSUME(table, rows))
+          // A failed prepare is not kept: the batch that needed it rejects, the next one tries again.
+          statement.catch(() => consumeStatements.delete(rows))
           consumeStatements.set(rows, statement)
         }
         return statement
       },
-      refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1) WHERE key_id = ?2 AND period = ?3`),
+      refund: await prepare(db, `UPDATE ${table} SET used = max(0, used - ?1), day = ?4 WHERE key_id = ?2 AND period = ?3`),
       select: await prepare(
         db,
         `SELECT (SELECT used FROM ${table} WHERE key_id = ?1 AND period = ?2) AS used, (SELECT value FROM ${table}_meta WHERE name = 'keys') AS keys_version`
       ),
       bump: await prepare(db, `UPDATE ${table}_meta SET value = value + 1 WHERE name = 'keys'`),
-      purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`)
+      purge: await prepare(db, `DELETE FROM ${table} WHERE expires_at <= ?1`),
+      purgeDaily: await prepare(db, `DELETE FROM ${table}_daily WHERE expires_at <= ?1`),
+      daily: await prepare(
+        db,
+        `SELECT day, units FROM ${table}_daily WHERE account_id = ?1 AND day >= ?2 AND day <= ?3 AND units > 0 ORDER BY day`
+      ),
+      monthly: await prepare(
+        db,
+        `SELECT period, used AS units FROM ${table} WHERE key_id = ?1 AND period >= ?2 AND period <= ?3 AND used > 0 ORDER BY period`
+      )
     }
   } catch (error) {
-    db.close(() => {})
+    await db.close().catch(() => {})
     throw new Error(
       `user-verification: the SQLite store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions and that it is a SQLite database.`,
       { cause: error }
@@ -279,25 +370,23 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
   }
 }
 
-async function exec(db: sqlite3.Database, sql: string): Promise<void> {
+async function exec(db: SqliteDatabase, sql: string): Promise<void> {
   // `all` rather than `run`/`exec`: PRAGMA journal_mode returns a row, and every statement must be stepped to the end.
-  await new Promise<void>((resolve, reject) => db.all(sql, (error) => (error ? reject(error) : resolve())))
+  await db.all(sql)
 }
 
-async function prepare(db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
-  return new Promise((resolve, reject) => {
-    const statement = db.prepare(sql, (error) => (error ? reject(error) : resolve(statement)))
-  })
+async function rows<T>(db: SqliteDatabase, sql: string): Promise<T[]> {
+  return db.all<T>(sql)
 }
 
-// Always `all`: it steps the statement to SQLITE_DONE, which commits the autocommit transaction
-// before we resolve. `get` stops after one row and leaves the statement (and its transaction,
-// hence the write lock) open until the next call.
-async function all<T>(statement: sqlite3.Statement, params: Params): Promise<T[]> {
-  return new Promise((resolve, reject) => {
-    statement.all(params, (error: Error | null, rows: T[]) => {
-      if (error === null) resolve(rows)
-      else reject(new Error(`user-verification: SQLite quota store failed: ${error.message}`, { cause: error }))
-    })
-  })
+async function prepare(db: SqliteDatabase, sql: string): Promise<SqliteStatement> {
+  return db.prepare(sql)
+}
+
+async function all<T>(statement: SqliteStatement, params: Params): Promise<T[]> {
+  try {
+    return await statement.all<T>(params)
+  } catch (error) {
+    throw new Error(`user-verification: SQLite quota store failed: ${(error as Error).message}`, { cause: error })
+  }
 }

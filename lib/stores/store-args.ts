@@ -1,5 +1,6 @@
 // Argument and record checks shared by every store, so all of them refuse the same bad input.
-import type { KeyRecord } from '../types.js'
+import { UserVerificationError } from '../errors.js'
+import type { Account, AccountPatch, KeyPatch, KeyRecord } from '../types.js'
 
 /** Keeps a consume/refund argument honest: a non-negative safe integer (units). */
 export function checkUnits(name: string, value: unknown): number {
@@ -35,7 +36,7 @@ export function checkName(name: string, value: unknown): string {
   return value
 }
 
-/** Validates a record before it is stored, so a store never holds a half-formed key. */
+/** Validates a key record before it is stored, so a store never holds a half-formed key. */
 export function checkRecord(record: unknown): KeyRecord {
   const r = record as Partial<KeyRecord> | null
   const bad = (field: string, expected: string): never => {
@@ -47,15 +48,103 @@ export function checkRecord(record: unknown): KeyRecord {
     throw new TypeError(`user-verification: a key record must be an object, got ${JSON.stringify(record)}.`)
   if (typeof r.id !== 'string' || r.id.length === 0) bad('id', 'a non-empty string')
   if (typeof r.hash !== 'string' || !/^[0-9a-f]{64}$/.test(r.hash)) bad('hash', 'a lower-case hex SHA-256 digest')
-  if (typeof r.plan !== 'string' || r.plan.length === 0) bad('plan', 'a non-empty string')
+  if (typeof r.accountId !== 'string' || r.accountId.length === 0) bad('accountId', 'a non-empty string')
   if (r.label !== null && typeof r.label !== 'string') bad('label', 'a string or null')
   if (typeof r.createdAt !== 'string') bad('createdAt', 'an ISO 8601 string')
   if (r.revokedAt !== null && typeof r.revokedAt !== 'string') bad('revokedAt', 'an ISO 8601 string or null')
-  return { id: r.id!, hash: r.hash!, plan: r.plan!, label: r.label ?? null, createdAt: r.createdAt!, revokedAt: r.revokedAt ?? null }
+  if (r.expiresAt !== undefined && r.expiresAt !== null && typeof r.expiresAt !== 'string') bad('expiresAt', 'an ISO 8601 string or null')
+  return {
+    id: r.id!,
+    hash: r.hash!,
+    accountId: r.accountId!,
+    label: r.label ?? null,
+    createdAt: r.createdAt!,
+    revokedAt: r.revokedAt ?? null,
+    expiresAt: r.expiresAt ?? null
+  }
+}
+
+/** Validates an account before it is stored; the email is kept lower-cased. */
+export function checkAccount(account: unknown): Account {
+  const a = account as Partial<Account> | null
+  const bad = (field: string, expected: string): never => {
+    throw new TypeError(`user-verification: account \`${field}\` must be ${expected}, got ${JSON.stringify(a?.[field as keyof Account])}.`)
+  }
+  if (a === null || typeof a !== 'object')
+    throw new TypeError(`user-verification: an account must be an object, got ${JSON.stringify(account)}.`)
+  if (typeof a.id !== 'string' || a.id.length === 0) bad('id', 'a non-empty string')
+  if (typeof a.name !== 'string') bad('name', 'a string')
+  if (a.email !== null && (typeof a.email !== 'string' || a.email.length === 0)) bad('email', 'a non-empty string or null')
+  if (typeof a.plan !== 'string' || a.plan.length === 0) bad('plan', 'a non-empty string')
+  if (typeof a.createdAt !== 'string') bad('createdAt', 'an ISO 8601 string')
+  if (a.disabledAt !== null && typeof a.disabledAt !== 'string') bad('disabledAt', 'an ISO 8601 string or null')
+  return {
+    id: a.id!,
+    name: a.name!,
+    email: a.email === null || a.email === undefined ? null : a.email.toLowerCase(),
+    plan: a.plan!,
+    createdAt: a.createdAt!,
+    disabledAt: a.disabledAt ?? null
+  }
+}
+
+/** Only the fields `update` may change; anything else in the patch is ignored. */
+export function pickKeyPatch(patch: KeyPatch): KeyPatch {
+  const out: KeyPatch = {}
+  if (patch.label !== undefined) out.label = patch.label
+  if (patch.revokedAt !== undefined) out.revokedAt = patch.revokedAt
+  if (patch.expiresAt !== undefined) out.expiresAt = patch.expiresAt
+  return out
+}
+
+/** Only the fields `updateAccount` may change; anything else in the patch is ignored. */
+export function pickAccountPatch(patch: AccountPatch): AccountPatch {
+  const out: AccountPatch = {}
+  if (patch.name !== undefined) out.name = patch.name
+  if (patch.email !== undefined) out.email = patch.email
+  if (patch.plan !== undefined) out.plan = patch.plan
+  if (patch.disabledAt !== undefined) out.disabledAt = patch.disabledAt
+  return out
+}
+
+/** A `YYYY-MM-DD` day; when `period` is given the day must lie in it. */
+export function checkDay(value: unknown, period?: string): string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || (period !== undefined && value.slice(0, 7) !== period)) {
+    throw new RangeError(
+      `user-verification: quota \`day\` must be a YYYY-MM-DD day${period === undefined ? '' : ` inside the period ${period}`}, got ${JSON.stringify(value)}.`
+    )
+  }
+  return value
+}
+
+/** Every day from `from` to `to` (inclusive, `YYYY-MM-DD`); at most 800, so a range cannot run away. */
+export function daysBetween(from: string, to: string): string[] {
+  const start = Date.parse(`${checkDay(from)}T00:00:00Z`)
+  const end = Date.parse(`${checkDay(to)}T00:00:00Z`)
+  const count = Math.floor((end - start) / 86_400_000) + 1
+  if (!Number.isFinite(count) || count > 800)
+    throw new RangeError(`user-verification: a daily range holds at most 800 days, got ${from}..${to}.`)
+  return Array.from({ length: Math.max(0, count) }, (_, i) => new Date(start + i * 86_400_000).toISOString().slice(0, 10))
+}
+
+/** Every month from `from` to `to` (inclusive, `YYYY-MM`); at most 120. */
+export function monthsBetween(from: string, to: string): string[] {
+  const parse = (p: string): number => {
+    if (typeof p !== 'string' || !/^\d{4}-\d{2}$/.test(p))
+      throw new RangeError(`user-verification: a month must be YYYY-MM, got ${JSON.stringify(p)}.`)
+    return Number(p.slice(0, 4)) * 12 + Number(p.slice(5, 7)) - 1
+  }
+  const start = parse(from)
+  const count = parse(to) - start + 1
+  if (count > 120) throw new RangeError(`user-verification: a monthly range holds at most 120 months, got ${from}..${to}.`)
+  return Array.from(
+    { length: Math.max(0, count) },
+    (_, i) => `${Math.floor((start + i) / 12)}-${String(((start + i) % 12) + 1).padStart(2, '0')}`
+  )
 }
 
 /** Oldest first; ties (same millisecond) by id so the order is stable across stores. */
-export function byCreation(a: KeyRecord, b: KeyRecord): number {
+export function byCreation(a: { createdAt: string; id: string }, b: { createdAt: string; id: string }): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
@@ -65,4 +154,14 @@ export function duplicateKeyError(what: 'id' | 'hash', id: string): Error {
   const error = new Error(`user-verification: a key with this ${what} already exists (id ${id}). Generate a new key.`)
   ;(error as Error & { code: string }).code = 'ERR_UV_DUPLICATE_KEY'
   return error
+}
+
+/** Error thrown by `createAccount` for an id or email that is taken (the email itself is not in the message). */
+export function duplicateAccountError(what: 'id' | 'email', id: string): Error {
+  return new UserVerificationError('ERR_UV_DUPLICATE_ACCOUNT', `an account with this ${what} already exists (new account ${id}).`)
+}
+
+/** Error thrown by `create` for a key whose account does not exist. */
+export function unknownAccountError(accountId: string): Error {
+  return new UserVerificationError('ERR_UV_UNKNOWN_ACCOUNT', `no account with id ${accountId}. Create the account first.`)
 }

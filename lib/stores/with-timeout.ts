@@ -12,7 +12,8 @@ export class StoreTimeoutError extends Error {
 /**
  * Resolves or rejects like `promise`, or rejects with {@link StoreTimeoutError} after `ms`
  * milliseconds. The timer is unref()ed and cleared. The underlying operation is not cancelled:
- * a timed-out consume may still land, which can only over-count (never grant past a limit).
+ * a timed-out consume may still land, so the middleware names consumes and calls the store's
+ * `cancel`, which undoes it or fences it off.
  */
 export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined

@@ -6,7 +6,7 @@ import { testVerifiers } from '../fixtures/test-verifiers.js'
 const verifiers = await testVerifiers(t)
 const api = await startApi(verifiers)
 t.teardown(() => api.close())
-const { key, id } = await api.key('pro')
+const { key, account } = await api.key('pro')
 const ok = { model: 'user_verification', firstname: 'Jane' }
 
 t.test('401 for a present but unknown, empty or revoked token', async (t) => {
@@ -40,13 +40,13 @@ t.test('400 No valid data when every field is empty, whitespace, null or absent'
     { model: 'user_verification', email: '   ', firstname: '\t', lastname: '\n ' },
     { model: 'user_verification', email: null, firstname: null, lastname: null }
   ]
-  const before = await api.stores.quota.get(id, currentPeriod())
+  const before = await api.stores.quota.get(account, currentPeriod())
   for (const body of bodies) {
     const reply = await api.post(body, { token: key })
     t.equal(reply.status, 400, JSON.stringify(body))
     t.strictSame(reply.body, { detail: 'No valid data provided for verification' })
   }
-  t.equal(await api.stores.quota.get(id, currentPeriod()), before, 'nothing consumed')
+  t.equal(await api.stores.quota.get(account, currentPeriod()), before, 'nothing consumed')
 })
 
 t.test('404, 405 and 413 answer JSON', async (t) => {
@@ -89,10 +89,10 @@ t.test('503 with Retry-After when the name model throws; units given back; email
   t.equal(reply.status, 503)
   t.strictSame(reply.body, { detail: 'Tool service unavailable' })
   t.ok(Number(reply.headers.get('retry-after')) > 0)
-  t.equal(await broken.stores.quota.get(issued.id, currentPeriod()), 0, 'the 2 units were given back')
+  t.equal(await broken.stores.quota.get(issued.account, currentPeriod()), 0, 'the 2 units were given back')
   const emailOnly = await broken.post({ model: 'user_verification', email: 'jane@acme-mail.com' }, { token: issued.key })
   t.equal(emailOnly.status, 200)
-  t.equal(await broken.stores.quota.get(issued.id, currentPeriod()), 1)
+  t.equal(await broken.stores.quota.get(issued.account, currentPeriod()), 1)
   t.ok(broken.logger.lines.some((line) => line.includes('ERR_UV_VERIFIER')))
 })
 

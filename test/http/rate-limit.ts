@@ -132,7 +132,7 @@ t.test('mounted before the real middleware: 429 comes before validation and cons
   const middleware = userVerification({ store: stores, logger: captureLogger(), nameVerifier })
   await middleware.ready
   t.teardown(() => middleware.close())
-  const { key, id } = await issueKey(stores.keys, 'pro')
+  const { key, account } = await issueKey(stores.keys, 'pro')
   const app = await limitedApp(t, { perKey: 2 }, {}, [middleware])
   const headers = { 'x-api-token': key }
   const one = JSON.stringify({ model: 'user_verification', firstname: 'Jane' })
@@ -141,7 +141,7 @@ t.test('mounted before the real middleware: 429 comes before validation and cons
   const limited = await app.post(headers, one)
   t.equal(limited.status, 429, 'the third is limited before the middleware sees it')
   t.strictSame(limited.body, { detail: 'Too Many Requests' })
-  t.equal(await stores.quota.get(id, periodOf(Date.now()).id), 1, 'the limited request consumed nothing')
+  t.equal(await stores.quota.get(account, periodOf(Date.now()).id), 1, 'the limited request consumed nothing')
 })
 
 t.test('counters that cannot be reached answer 503 (never fail open), then recover', async (t) => {
@@ -266,7 +266,7 @@ t.test('userVerification({ rateLimit }): per-key 429 before the quota, per-IP ac
   const refused = await limited.post(one, { token: a.key })
   t.strictSame(refused.body, { detail: 'Too Many Requests' })
   t.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After')
-  t.equal(await limited.stores.quota.get(a.id, periodOf(Date.now()).id), 2, 'limited requests consumed nothing')
+  t.equal(await limited.stores.quota.get(a.account, periodOf(Date.now()).id), 2, 'limited requests consumed nothing')
   t.strictSame(await run(b.key, 2), [200, 429], "another key: its first request is the address's 5th, its second the 6th")
   t.notMatch(limited.logger.lines.join('\n'), a.key, 'no key in the log')
 

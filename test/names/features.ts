@@ -2,22 +2,11 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import brain from 'brain.js'
-import {
-  FEATURE_COUNT,
-  FEATURE_NAMES,
-  MAX_CHARS,
-  classify,
-  countNgrams,
-  dominantScript,
-  extractFeatures,
-  lexiconKey,
-  nfcSafe,
-  ngramScores,
-  ownCounts,
-  prepare,
-  symbolIds,
-  tablesFromCounts
-} from '../../lib/names/features.js'
+import { MAX_CHARS, classify, dominantScript, nfcSafe } from '../../lib/names/characters.js'
+import { FEATURE_COUNT, FEATURE_NAMES, extractFeatures, prepare } from '../../lib/names/features.js'
+import { lexiconKey } from '../../lib/names/lexicon.js'
+import { ngramScores } from '../../lib/names/ngrams.js'
+import { countNgrams, ngramScoresExcluding, ownCounts, symbolIds, tablesFromCounts } from '../../tools/name-data/ngram-counts.js'
 import { compileForward, compileModel, forward, standardise, type NameModelFile } from '../../lib/names/model.js'
 import { DEFAULT_NAME_MODEL_URL } from '../../lib/names/verifier.js'
 import { trainMlp } from '../../tools/name-data/net-train.js'
@@ -83,6 +72,74 @@ t.test('NFC is skipped only where it provably changes nothing', async (t) => {
   t.equal(prepare('😀'.repeat(70)).length, 70)
 })
 
+t.test('extractFeatures writes every feature, in FEATURE_NAMES order', async (t) => {
+  const f = (v: string): Record<string, number> => {
+    const x = extractFeatures(prepare(v), model.ctx, new Float64Array(FEATURE_COUNT).fill(Number.NaN))
+    t.ok(x.every(Number.isFinite), `every slot written for ${JSON.stringify(v)}`)
+    return Object.fromEntries(FEATURE_NAMES.map((name, i) => [name, x[i] as number]))
+  }
+  t.equal(new Set(FEATURE_NAMES).size, FEATURE_COUNT, 'feature names are unique')
+  // Each value below sets the named feature to a value that no neighbour in the list takes for it, so
+  // writing any feature into another's slot changes at least one of these answers.
+  const maria = f('Maria')
+  t.equal(maria.len, 5 / 32)
+  t.equal(maria.logLen, Math.log2(6) / 6)
+  t.equal(maria.truncated, 0)
+  t.equal(maria.letterShare, 1)
+  t.equal(maria.words, 1 / 3)
+  t.equal(maria.maxWordLen, 5 / 15)
+  t.equal(maria.scriptCount, 1 / 2)
+  t.equal(maria.grpAlphabet, 1)
+  t.equal(maria.vowelRatio, 3 / 5)
+  t.equal(maria.titleCase, 1)
+  t.equal(maria.allUpper, 0)
+  t.equal(maria.trMean4, maria.ng4Mean, 'a Latin value is its own Latin reading')
+  t.equal(f('x'.repeat(80)).truncated, 1)
+  t.equal(f('1234').digitShare, 1)
+  t.equal(f('Ann Lee').spaceShare, (1 / 7) * 4)
+  t.equal(f("O'Neil").namePunctShare, (1 / 6) * 4)
+  t.equal(f('a#b').symbolShare, 1 / 3)
+  t.equal(f('😀').emojiShare, 1)
+  t.equal(f('a\u0001b').controlShare, 1 / 3)
+  t.equal(f('Anna Иван').scriptCount, 1)
+  t.equal(f('Anнa').mixedInWord, 1)
+  t.equal(f('محمد').grpAbjad, 1)
+  t.equal(f('राहुल').grpAbugida, 1)
+  t.equal(f('王伟').grpCjk, 1)
+  t.equal(f('ᎠᎨᏍ').grpOther, 1)
+  t.equal(f('1234').grpNone, 1)
+  t.equal(f('Strzkv').maxConsRun, 6 / 4)
+  t.equal(f('Aaaia').maxVowelRun, 5 / 3)
+  t.equal(f('Abbbc').maxSameRun, 3 / 3)
+  t.equal(f('abab').distinctRatio, 2 / 4)
+  t.equal(f('abab').periodic, 2 / 4)
+  t.equal(f('abababab').repeatUnits, 4 / 3)
+  t.equal(f('qwer').keyAdjShare, 1)
+  t.equal(f('qwer').keyRun, 3 / 5)
+  t.equal(f('JOHN').allUpper, 1)
+  t.equal(f('john').allLower, 1)
+  t.equal(f('McDonald').innerCaps, 1 / 2)
+  t.equal(f('test').lexPlaceholder, 1)
+  t.equal(f('fuck').lexProfanity, 1)
+  t.equal(f('John test').lexWord, 1)
+  t.equal(f('fuckyou').lexStem, 1)
+  t.equal(f('a@b.com').emailUrl, 1)
+  t.equal(f('abc1 def').digitInWord, 1 / 2)
+  t.equal(f('<a>').codeChars, 2 / 3)
+  t.equal(f('-Ann').punctEdge, 0.5)
+  t.equal(f("Ann''-x").punctRun, 3 / 3)
+  t.equal(f('Z').singleLetter, 1)
+  const ivan = f('Иван')
+  t.not(ivan.trMean4, ivan.ng4Mean, 'a Cyrillic value has a Latin reading of its own')
+  // The n-gram entries: a mash scores worse than a name on each (the stored values are negated log probabilities).
+  const mash = f('Xqzkvw')
+  for (const k of ['ngMean', 'ngMin', 'ng4Mean', 'ng4Min'] as const) t.ok((mash[k] as number) > (maria[k] as number), k)
+  for (const k of ['ngUnseenTri', 'ngUnseenBi', 'ngUnseen4', 'ngLowShare'] as const) t.ok((mash[k] as number) > (maria[k] as number), k)
+  t.ok((mash.ngLlr as number) < (maria.ngLlr as number), 'ngLlr')
+  t.ok((mash.ng4Rel as number) < (maria.ng4Rel as number) && (mash.ngLlrRel as number) < (maria.ngLlrRel as number), 'relative scores')
+  t.ok((f('Maria\u{10FFF0}').ngUnknown as number) > 0, 'ngUnknown')
+})
+
 t.test('the integer-keyed n-gram tables score like the count maps', async (t) => {
   const names = ['anna', 'hannah', 'johann', 'marianne', 'ann', 'nora', 'jan', 'jo-ann', 'an na']
   const alphabet = new Map<number, number>()
@@ -92,7 +149,7 @@ t.test('the integer-keyed n-gram tables score like the count maps', async (t) =>
   const tables = tablesFromCounts(alphabet, counts)
   for (const v of [...names, 'xanna', 'nnnn', 'a', '', 'hanna jo', 'zz9']) {
     const ids = symbolIds(v, alphabet)
-    t.same(ngramScores(ids, tables), ngramScores(ids, tables, new Map()), v)
+    t.same(ngramScores(ids, tables), ngramScoresExcluding(ids, tables, new Map()), v)
   }
 })
 
@@ -116,7 +173,7 @@ t.test('leave-one-out n-gram scores equal scores from tables that never saw the 
       if (n !== held) countNgrams(symbolIds(n, alphabet), size, rest)
     }
     const ids = symbolIds(held, alphabet)
-    const loo = ngramScores(ids, tablesFromCounts(alphabet, all), ownCounts(ids, size))
+    const loo = ngramScoresExcluding(ids, tablesFromCounts(alphabet, all), ownCounts(ids, size))
     const fresh = ngramScores(ids, tablesFromCounts(alphabet, rest))
     t.ok(Math.abs(loo.meanLogProb - fresh.meanLogProb) < 1e-9, `${held} mean ${loo.meanLogProb} vs ${fresh.meanLogProb}`)
     t.ok(Math.abs(loo.minLogProb - fresh.minLogProb) < 1e-9, `${held} min`)

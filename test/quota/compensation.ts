@@ -20,6 +20,8 @@ function flakyStore() {
     },
     refund: (keyId, period, amount) => inner.refund(keyId, period, amount),
     get: (keyId, period) => inner.get(keyId, period),
+    daily: (...args) => inner.daily(...args),
+    monthly: (...args) => inner.monthly(...args),
     async cancel(operation, keyId, period, amount) {
       state.cancels++
       if (state.down) throw new Error('store down')

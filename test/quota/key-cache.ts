@@ -52,7 +52,7 @@ t.test('a revocation by another process applies to the next request', async (t) 
   t.equal((await api.post(one, { token: issued.key })).status, 200)
   await cli.keys.update(issued.id, { revokedAt: new Date().toISOString() })
   t.strictSame((await api.post(one, { token: issued.key })).body, { detail: 'Invalid API token' })
-  t.equal(await cli.quota.get(issued.id, periodOf(Date.now()).id), 2, 'the refused request left no unit behind')
+  t.equal(await cli.quota.get(issued.account, periodOf(Date.now()).id), 2, 'the refused request left no unit behind')
 })
 
 t.test('plan changes by another process apply to the next request, both ways, with exact usage', async (t) => {
@@ -60,13 +60,13 @@ t.test('plan changes by another process apply to the next request, both ways, wi
   const issued = await issueKey(cli.keys, 'free')
   for (let i = 0; i < 25; i++) await api.post(one, { token: issued.key })
   t.equal((await api.post(one, { token: issued.key })).status, 402)
-  await cli.keys.update(issued.id, { plan: 'basic' })
+  await cli.keys.updateAccount(issued.account, { plan: 'basic' })
   const upgraded = await api.post(one, { token: issued.key })
   t.equal(upgraded.status, 200)
   t.equal(upgraded.headers.get('x-quota-limit'), '30000')
-  await cli.keys.update(issued.id, { plan: 'free' })
+  await cli.keys.updateAccount(issued.account, { plan: 'free' })
   t.equal((await api.post(one, { token: issued.key })).status, 402, 'the downgrade too')
-  t.equal(await cli.quota.get(issued.id, periodOf(Date.now()).id), 26, 'no unit kept by the retried consumes')
+  t.equal(await cli.quota.get(issued.account, periodOf(Date.now()).id), 26, 'no unit kept by the retried consumes')
 })
 
 t.test('another key changing does not disturb the answer, only costs a re-read', async (t) => {
@@ -78,5 +78,5 @@ t.test('another key changing does not disturb the answer, only costs a re-read',
   const reply = await api.post(one, { token: mine.key })
   t.equal(reply.status, 200)
   t.equal(reads(), before + 1)
-  t.equal(await cli.quota.get(mine.id, periodOf(Date.now()).id), 2)
+  t.equal(await cli.quota.get(mine.account, periodOf(Date.now()).id), 2)
 })

@@ -25,11 +25,11 @@ t.test('Free: the 25th unit succeeds, the 26th gets 402', async (t) => {
 })
 
 t.test('all-or-nothing: 3 fields with 2 units left get 402 and consume nothing', async (t) => {
-  const { key, id } = await api.key('free')
+  const { key, account } = await api.key('free')
   for (let i = 0; i < 23; i++) await api.post(one, { token: key })
-  t.equal(await api.stores.quota.get(id, periodOf(clock).id), 23)
+  t.equal(await api.stores.quota.get(account, periodOf(clock).id), 23)
   t.equal((await api.post(three, { token: key })).status, 402)
-  t.equal(await api.stores.quota.get(id, periodOf(clock).id), 23, 'nothing consumed by the 402')
+  t.equal(await api.stores.quota.get(account, periodOf(clock).id), 23, 'nothing consumed by the 402')
   const two = await api.post({ model: 'user_verification', firstname: 'Jane', lastname: 'Doe' }, { token: key })
   t.equal(two.status, 200)
   t.equal(two.headers.get('x-quota-remaining'), '0')
@@ -47,14 +47,14 @@ t.test('a new month (UTC) starts from zero', async (t) => {
 })
 
 t.test('a plan change takes effect on the next request', async (t) => {
-  const { key, id } = await api.key('free')
+  const { key, account } = await api.key('free')
   for (let i = 0; i < 25; i++) await api.post(one, { token: key })
   t.equal((await api.post(one, { token: key })).status, 402)
-  await api.stores.keys.update(id, { plan: 'basic' })
+  await api.stores.keys.updateAccount(account, { plan: 'basic' })
   const upgraded = await api.post(one, { token: key })
   t.equal(upgraded.status, 200)
   t.equal(upgraded.headers.get('x-quota-limit'), '30000')
-  await api.stores.keys.update(id, { plan: 'free' })
+  await api.stores.keys.updateAccount(account, { plan: 'free' })
   t.equal((await api.post(one, { token: key })).status, 402, 'and a downgrade too')
 })
 
@@ -70,12 +70,12 @@ t.test('plans are configurable; an unknown plan gets 402 and a coded warning', a
 })
 
 t.test('concurrent requests on one key never pass the limit; usage equals the sum granted', async (t) => {
-  const { key, id } = await api.key('free')
+  const { key, account } = await api.key('free')
   const bodies = Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? three : i % 3 === 1 ? one : { ...one, lastname: 'Doe' }))
   const replies = await Promise.all(bodies.map((body) => api.post(body, { token: key })))
   const granted = replies.filter((r) => r.status === 200).reduce((sum, r) => sum + r.body.request_count, 0)
   t.ok(replies.every((r) => r.status === 200 || r.status === 402))
   t.ok(granted <= 25)
   t.ok(granted >= 23, `a free key under load still gets (nearly) all of its 25 units, got ${granted}`)
-  t.equal(await api.stores.quota.get(id, periodOf(clock).id), granted)
+  t.equal(await api.stores.quota.get(account, periodOf(clock).id), granted)
 })

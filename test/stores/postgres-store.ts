@@ -3,7 +3,8 @@ import { createServer, type Server, type Socket } from 'node:net'
 import pg from 'pg'
 import t from 'tap'
 import { openStores } from '../../lib/stores/open-stores.js'
-import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { makeAccount, makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { legacyPostgres } from './fixtures/legacy.js'
 
 const url = process.env.UV_TEST_POSTGRES_URL
 const skip =
@@ -18,17 +19,31 @@ async function cleanup(): Promise<void> {
   if (namespaces.length === 0 || url === undefined) return
   const client = new pg.Client({ connectionString: url })
   await client.connect()
-  for (const ns of namespaces.splice(0)) await client.query(`DROP TABLE IF EXISTS ${ns}_keys, ${ns}_quota, ${ns}_quota_ops`)
+  for (const ns of namespaces.splice(0))
+    await client.query(`DROP TABLE IF EXISTS ${ns}_keys, ${ns}_quota, ${ns}_quota_ops, ${ns}_quota_daily, ${ns}_quota_meta`)
   await client.end()
 }
 
 t.test('PostgreSQL store contract', { skip }, async (t) => {
   t.teardown(cleanup)
-  storeContract(t, async () => {
-    const namespace = uniqueNamespace()
-    namespaces.push(namespace)
-    return openStores(url!, { namespace, logger: quiet })
-  })
+  storeContract(
+    t,
+    async () => {
+      const namespace = uniqueNamespace()
+      namespaces.push(namespace)
+      return openStores(url!, { namespace, logger: quiet })
+    },
+    {
+      cancel: true,
+      keysVersion: false,
+      keyWithAccount: true,
+      legacy: async () => {
+        const namespace = uniqueNamespace()
+        namespaces.push(namespace)
+        return legacyPostgres(url!, namespace)
+      }
+    }
+  )
 })
 
 t.test('two store sets in one process keep working when one closes', { skip }, async (t) => {
@@ -37,11 +52,13 @@ t.test('two store sets in one process keep working when one closes', { skip }, a
   const a = await openStores(url!, { namespace: push(uniqueNamespace()), logger: quiet })
   const b = await openStores(url!, { namespace: push(uniqueNamespace()), logger: quiet })
   t.teardown(() => b.close())
-  const record = makeRecord()
+  const account = makeAccount()
+  await b.keys.createAccount(account)
+  const record = makeRecord(account.id)
   await b.keys.create(record)
   await a.close()
   t.same(await b.keys.getByHash(record.hash), record)
-  t.same(await b.quota.consume(record.id, '2031-05', 1, 1, Date.UTC(2031, 5, 1)), { granted: true, used: 1 })
+  t.same(await b.quota.consume(account.id, '2031-05', 1, 1, Date.UTC(2031, 5, 1)), { granted: true, used: 1 })
   t.equal(b.quota.localKeys, false)
   t.equal(b.keys.localKeys, false)
 })
@@ -77,7 +94,7 @@ t.test('outage: statements reject within the command timeout and the pool recove
   proxy.freeze(true)
   let started = Date.now()
   await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a hung server: the statement times out')
-  await t.rejects(stores.keys.getByHash(makeRecord().hash), 'key lookups reject too, never "no such key"')
+  await t.rejects(stores.keys.getByHash(makeRecord('acct_x').hash), 'key lookups reject too, never "no such key"')
   t.ok(Date.now() - started < 4000, `rejected after ${Date.now() - started} ms`)
   proxy.freeze(false)
   proxy.cut()
@@ -101,6 +118,32 @@ t.test('outage: statements reject within the command timeout and the pool recove
   t.ok(result !== undefined && result.used >= 2, 'usage from before the outage is still there')
 })
 
+t.test('a consume held up by a hung server and cancelled meanwhile never commits later', { skip }, async (t) => {
+  t.teardown(cleanup)
+  const target = new URL(url!)
+  const proxy = await startProxy(target.hostname, Number(target.port || 5432))
+  t.teardown(() => proxy.close())
+  const proxied = new URL(url!)
+  proxied.hostname = '127.0.0.1'
+  proxied.port = String(proxy.port)
+  const namespace = push(uniqueNamespace())
+  const hung = await openStores(proxied.toString(), { namespace, logger: quiet, commandTimeout: 300, connectTimeout: 500 })
+  t.teardown(() => hung.close())
+  const direct = await openStores(url!, { namespace, logger: quiet })
+  t.teardown(() => direct.close())
+  const expiresAt = Date.UTC(2031, 5, 1)
+
+  proxy.freeze(true)
+  await t.rejects(hung.quota.consume('key_late', 'p', 2, 100, expiresAt, 'op-held'), 'the consume times out on the hung server')
+  // The middleware's compensation cancels on another connection, before the held statement has run.
+  t.equal(await direct.quota.cancel!('op-held', 'key_late', 'p', 2), false, 'nothing to undo yet')
+  proxy.freeze(false)
+  // Now the server gets the held statement: it must not add the units.
+  await new Promise((resolve) => setTimeout(resolve, 700))
+  t.equal(await direct.quota.get('key_late', 'p'), 0, 'the late consume did not commit')
+  t.same(await direct.quota.consume('key_late', 'p', 1, 100, expiresAt, 'op-next'), { granted: true, used: 1 }, 'the key works on')
+})
+
 function push(namespace: string): string {
   namespaces.push(namespace)
   return namespace
@@ -118,6 +161,9 @@ async function startProxy(host: string, port: number): Promise<Proxy> {
   const sockets = new Set<Socket>()
   let frozen = false
   let refusing = false
+  const thawed = async (): Promise<void> => {
+    while (frozen) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
   const server: Server = createServer((client) => {
     if (refusing) {
       client.destroy()
@@ -130,24 +176,28 @@ async function startProxy(host: string, port: number): Promise<Proxy> {
       s.on('close', () => sockets.delete(s))
       s.on('error', () => {})
     }
-    // While frozen, bytes are held back (not dropped), as a stopped server would.
+    // While frozen, bytes are held back (not dropped), as a stopped server would; a side that
+    // closes meanwhile still gets its bytes delivered, then the close, as by a kernel buffer.
     const pipe = (from: Socket, to: Socket): void => {
+      let chain = Promise.resolve()
       from.on('data', (chunk: Buffer) => {
-        if (!frozen) {
+        if (!frozen && held === 0) {
           to.write(chunk)
           return
         }
-        from.pause()
-        const retry = setInterval(() => {
-          if (!frozen) {
-            clearInterval(retry)
-            to.write(chunk)
-            from.resume()
-          }
-        }, 20)
+        held++
+        chain = chain.then(thawed).then(() => {
+          held--
+          if (!to.destroyed) to.write(chunk)
+        })
       })
-      from.on('close', () => to.destroy())
+      from.on('close', () => {
+        chain = chain.then(thawed).then(() => {
+          to.end()
+        })
+      })
     }
+    let held = 0
     pipe(client, upstream)
     pipe(upstream, client)
   })

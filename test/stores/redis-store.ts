@@ -4,7 +4,8 @@ import { createClient } from '@keyv/redis'
 import t from 'tap'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { sparePort, startPrivateRedis } from '../fixtures/private-redis.js'
-import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { makeAccount, makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { legacyRedis } from './fixtures/legacy.js'
 
 const url = process.env.UV_TEST_REDIS_URL
 const skip =
@@ -31,11 +32,24 @@ async function cleanup(): Promise<void> {
 
 t.test('Redis store contract', { skip }, async (t) => {
   t.teardown(cleanup)
-  storeContract(t, async () => {
-    const namespace = uniqueNamespace()
-    namespaces.push(namespace)
-    return openStores(url!, { namespace, logger: quiet })
-  })
+  storeContract(
+    t,
+    async () => {
+      const namespace = uniqueNamespace()
+      namespaces.push(namespace)
+      return openStores(url!, { namespace, logger: quiet })
+    },
+    {
+      cancel: true,
+      keysVersion: false,
+      keyWithAccount: true,
+      legacy: async () => {
+        const namespace = uniqueNamespace()
+        namespaces.push(namespace)
+        return legacyRedis(url!, namespace)
+      }
+    }
+  )
 })
 
 t.test('usage keys expire at the period end; records live under the namespace', { skip }, async (t) => {
@@ -48,7 +62,9 @@ t.test('usage keys expire at the period end; records live under the namespace', 
   t.equal(stores.keys.localKeys, false)
   const expiresAt = Date.now() + 3_600_000
   await stores.quota.consume('key_ttl', '2031-05', 1, 5, expiresAt)
-  const record = makeRecord()
+  const account = makeAccount()
+  await stores.keys.createAccount(account)
+  const record = makeRecord(account.id)
   await stores.keys.create(record)
   const client = createClient({ url: url! })
   await client.connect()
@@ -96,7 +112,7 @@ t.test(
 
     started = Date.now()
     await t.rejects(stores.quota.consume('key_o', 'p', 1, 100, expiresAt), 'a stopped server')
-    await t.rejects(stores.keys.getByHash(makeRecord().hash), 'key lookups reject too, never "no such key"')
+    await t.rejects(stores.keys.getByHash(makeRecord('acct_x').hash), 'key lookups reject too, never "no such key"')
     t.ok(Date.now() - started < 1000, `both rejected after ${Date.now() - started} ms`)
 
     await redis.start()

@@ -7,13 +7,19 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { SqliteQuotaStore } from '../../lib/stores/sqlite-quota-store.js'
-import { makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { makeAccount, makeRecord, storeContract, uniqueNamespace } from '../fixtures/store-contract.js'
+import { legacySqlite } from './fixtures/legacy.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'uv-sqlite-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 const file = join(dir, 'contract.sqlite')
 
-storeContract(t, () => openStores(`sqlite://${file}`, { namespace: uniqueNamespace() }))
+storeContract(t, () => openStores(`sqlite://${file}`, { namespace: uniqueNamespace() }), {
+  cancel: false,
+  keysVersion: true,
+  keyWithAccount: true,
+  legacy: async () => legacySqlite(dir)
+})
 
 const consumer = fileURLToPath(new URL('./fixtures/sqlite-consumer.ts', import.meta.url))
 
@@ -89,14 +95,18 @@ t.test('a consume that resolved survives kill -9 of the process that made it', a
 t.test('keys and usage survive close and reopen', async (t) => {
   const path = join(dir, 'reopen.sqlite')
   const first = await openStores(`sqlite://${path}`)
-  const record = makeRecord()
+  const account = makeAccount()
+  await first.keys.createAccount(account)
+  const record = makeRecord(account.id)
   await first.keys.create(record)
-  await first.quota.consume(record.id, '2031-05', 7, 25, Date.UTC(2031, 5, 1))
+  await first.quota.consume(account.id, '2031-05', 7, 25, Date.UTC(2031, 5, 1), undefined, '2031-05-03')
   await first.close()
   const second = await openStores(`sqlite://${path}`)
   t.teardown(() => second.close())
   t.same(await second.keys.getByHash(record.hash), record)
-  t.equal(await second.quota.get(record.id, '2031-05'), 7)
+  t.same(await second.keys.getAccount(account.id), account)
+  t.equal(await second.quota.get(account.id, '2031-05'), 7)
+  t.same(await second.quota.daily(account.id, '2031-05-01', '2031-05-31'), [{ day: '2031-05-03', units: 7 }])
 })
 
 t.test('a file store is shared across processes; :memory: is not', async (t) => {

@@ -20,13 +20,14 @@ async function post(url: string, key: string, payload = body) {
   return { status: response.status, body: (await response.json()) as any }
 }
 
-t.test('keys create --json prints {"id","key","plan","label"} on one line; list/plan/revoke/usage', async (t) => {
+t.test('keys create --json prints {"id","key","plan","label","account"} on one line; list/plan/revoke/usage', async (t) => {
   const store = freshStore()
   const created = await runCli(['keys', 'create', '--plan', 'pro', '--label', 'ci bot', '--store', store, '--json'])
   t.equal(created.code, 0, created.stderr)
   t.equal(created.stdout.trim().split('\n').length, 1)
   const issued = JSON.parse(created.stdout)
-  t.strictSame(Object.keys(issued), ['id', 'key', 'plan', 'label'])
+  t.strictSame(Object.keys(issued), ['id', 'key', 'plan', 'label', 'account'])
+  t.match(issued.account, /^acct_[0-9a-f]{12}$/)
   t.match(issued.key, /^uv_[A-Za-z0-9_-]{43}$/)
   t.match(issued.id, /^key_[0-9a-f]{12}$/)
   t.equal(issued.plan, 'pro')
@@ -43,9 +44,9 @@ t.test('keys create --json prints {"id","key","plan","label"} on one line; list/
   t.match(human.stdout, /active/)
 
   const planned = await runCli(['keys', 'plan', issued.id, 'basic', '--store', store, '--json'])
-  t.strictSame(JSON.parse(planned.stdout), { id: issued.id, plan: 'basic' })
+  t.strictSame(JSON.parse(planned.stdout), { id: issued.id, account: issued.account, plan: 'basic' })
   const usage = JSON.parse((await runCli(['usage', issued.id, '--store', store, '--json'])).stdout)
-  t.match(usage, { id: issued.id, plan: 'basic', used: 0, limit: 30000, remaining: 30000 })
+  t.match(usage, { id: issued.id, account: issued.account, plan: 'basic', used: 0, limit: 30000, remaining: 30000 })
   t.match(usage.period, /^\d{4}-\d{2}$/)
 
   const revoked = await runCli(['keys', 'revoke', issued.id, '--store', store, '--json'])

@@ -79,7 +79,7 @@ async function usage(origin: string, headers: Record<string, string> = {}) {
 
 t.test('GET /dashboard/api/usage: 200 report, 401 for missing/unknown/revoked keys, 503 when the store fails', async (t) => {
   const app = await startApp(t)
-  const { key, id } = await issueKey(app.stores.keys, 'free')
+  const { key, id, account } = await issueKey(app.stores.keys, 'free')
   t.equal(await post(app.url, key, threeUnits), 200)
   t.equal(await post(app.url, key, { model: 'user_verification', firstname: 'Ada' }), 200)
 
@@ -88,6 +88,7 @@ t.test('GET /dashboard/api/usage: 200 report, 401 for missing/unknown/revoked ke
   t.equal(ok.status, 200)
   t.strictSame(ok.body, {
     id,
+    account,
     plan: 'free',
     period: period.id,
     used: 4,
@@ -108,7 +109,7 @@ t.test('GET /dashboard/api/usage: 200 report, 401 for missing/unknown/revoked ke
   const revoked = await usage(app.url, { 'x-api-token': other.key })
   t.strictSame([revoked.status, revoked.body], [401, invalid], 'revoked key')
 
-  await app.stores.keys.update(id, { plan: 'basic' })
+  await app.stores.keys.updateAccount(account, { plan: 'basic' })
   t.match(
     (await usage(app.url, { 'x-api-token': key })).body,
     { plan: 'basic', used: 4, limit: 30000, remaining: 29996 },

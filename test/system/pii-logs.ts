@@ -193,7 +193,7 @@ t.test(
   async (t) => {
     const logger = captureLogger()
     const base = memoryStores()
-    const broken = { keys: false, quota: false, refund: false }
+    const broken = { keys: false, quota: false, refund: false, slowConsume: false }
     // A store that fails on demand, with messages as a careless backend might write them.
     const stores: Stores = {
       close: () => base.close(),
@@ -207,20 +207,29 @@ t.test(
         getById: (id) => base.keys.getById(id),
         create: (record) => base.keys.create(record),
         update: (id, patch) => base.keys.update(id, patch),
-        list: () => base.keys.list()
+        list: () => base.keys.list(),
+        listByAccount: (id) => base.keys.listByAccount(id),
+        getAccount: (id) => base.keys.getAccount(id),
+        getAccountByEmail: (email) => base.keys.getAccountByEmail(email),
+        createAccount: (account) => base.keys.createAccount(account),
+        updateAccount: (id, patch) => base.keys.updateAccount(id, patch),
+        listAccounts: () => base.keys.listAccounts()
       },
       quota: {
         localKeys: base.quota.localKeys,
         prefix: base.quota.prefix,
         consume: async (...args) => {
           if (broken.quota) throw new Error(`timeout consuming ${args.join(' ')}`)
+          if (broken.slowConsume) await new Promise((resolve) => setTimeout(resolve, 300))
           return base.quota.consume(...args)
         },
         refund: async (...args) => {
           if (broken.refund) throw new Error(`timeout refunding ${args.join(' ')}`)
           return base.quota.refund(...args)
         },
-        get: (...args) => base.quota.get(...args)
+        get: (...args) => base.quota.get(...args),
+        daily: (...args) => base.quota.daily(...args),
+        monthly: (...args) => base.quota.monthly(...args)
       }
     }
     const model = loadNameModel()
@@ -294,10 +303,22 @@ t.test(
     statuses.ok = await post('/api', full(), key)
     faults.names = true
     statuses.namesThrow = await post('/api', full(), key)
-    broken.refund = true
-    statuses.namesThrowRefundFails = await post('/api', full(), key)
     faults.names = false
+    // The client leaves while its units are being consumed, and giving them back fails too.
+    broken.refund = true
+    broken.slowConsume = true
+    statuses.leftRefundFails = await fetch(baseUrl + '/api', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-token': key },
+      body: JSON.stringify({ model: 'user_verification', firstname: name(), lastname: name() }),
+      signal: AbortSignal.timeout(150)
+    }).then(
+      (response) => response.status,
+      () => 0
+    )
+    await new Promise((resolve) => setTimeout(resolve, 400))
     broken.refund = false
+    broken.slowConsume = false
     statuses.emailThrows = await post('/broken-email', { model: 'user_verification', email: email() }, key)
     broken.keys = true
     statuses.keysDown = await post('/api', full(), key)
@@ -315,7 +336,7 @@ t.test(
     t.strictSame(statuses, {
       ok: 200,
       namesThrow: 503,
-      namesThrowRefundFails: 503,
+      leftRefundFails: 0,
       emailThrows: 503,
       keysDown: 503,
       quotaDown: 503,

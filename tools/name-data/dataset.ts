@@ -1,5 +1,6 @@
 // Builds the labelled name dataset (real names and junk) and splits it by distinct value.
-import { dominantScript, lexiconKey, type ScriptName } from '../../lib/names/features.js'
+import { dominantScript, type ScriptName } from '../../lib/names/characters.js'
+import { lexiconKey } from '../../lib/names/lexicon.js'
 import { JUNK_CATEGORIES, generateJunk, type JunkCategory } from './junk.js'
 import { PLACEHOLDERS, PROFANITY_NAME_ALLOW, loadProfanity } from './lexicon.js'
 import { hashUnit, mulberry32, pick, type Rng } from './prng.js'

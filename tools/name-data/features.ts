@@ -1,20 +1,8 @@
 // The feature context of a set of training names (n-gram tables, script norms, lexicon) and the features of an
 // example with leave-one-out n-gram scores, shared by tools/train-names.ts and benchmarks/name-rnn.bench.ts.
-import {
-  FEATURE_COUNT,
-  SCRIPTS,
-  countNgrams,
-  dominantScript,
-  extractFeatures,
-  lowerCodePoint,
-  ngramScores,
-  ownCounts,
-  prepare,
-  symbolIds,
-  tablesFromCounts,
-  type FeatureContext,
-  type ScriptName
-} from '../../lib/names/features.js'
+import { SCRIPTS, dominantScript, lowerCodePoint, type ScriptName } from '../../lib/names/characters.js'
+import { FEATURE_COUNT, extractFeatures, prepare, type FeatureContext } from '../../lib/names/features.js'
+import { countNgrams, excludingScorer, ngramScoresExcluding, ownCounts, symbolIds, tablesFromCounts } from './ngram-counts.js'
 import type { Example } from './dataset.js'
 
 /** A feature context with what it was built from: the alphabet (code point → symbol id) and the flat n-gram counts. */
@@ -64,7 +52,7 @@ export function buildFeatureContext(
     const s = SCRIPTS.indexOf(dominantScript(b) as ScriptName)
     if (s < 0) continue
     const ids = symbolIds(b, alphabet)
-    sum[s] = (sum[s] as number) + ngramScores(ids, tables, ownCounts(ids, size)).meanLogProb4
+    sum[s] = (sum[s] as number) + ngramScoresExcluding(ids, tables, ownCounts(ids, size)).meanLogProb4
     n[s] = (n[s] as number) + 1
   }
   const overall =
@@ -90,7 +78,12 @@ export function exampleFeatures(e: Pick<Example, 'value' | 'label' | 'parts'>, t
       for (const [k, v] of ownCounts(symbolIds(part, t.alphabet), t.alphabet.size + 4)) exclude.set(k, (exclude.get(k) ?? 0) + v)
     }
   }
-  return extractFeatures(prepare(e.value), t.ctx, new Float64Array(FEATURE_COUNT), exclude)
+  return extractFeatures(
+    prepare(e.value),
+    t.ctx,
+    new Float64Array(FEATURE_COUNT),
+    exclude === undefined ? undefined : excludingScorer(exclude)
+  )
 }
 
 /** Per-feature mean and standard deviation (at least 1e-3) over rows, each passed through `round`. */
