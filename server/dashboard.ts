@@ -178,6 +178,12 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
   if (options.adminToken !== undefined) {
     api.use('/admin', limiters.failedSignIns, adminRoutes(middleware, { token: options.adminToken, plans, now, audit }))
   }
+  for (const path of ['/config', '/usage', '/account']) {
+    api.all(path, (_req, res) => {
+      res.set('Allow', 'GET, HEAD')
+      sendDetail(res, 405, 'Method Not Allowed')
+    })
+  }
   api.use((_req, res) => sendDetail(res, 404, 'Not Found'))
   api.use(dashboardErrors)
   router.use('/dashboard/api', api)
