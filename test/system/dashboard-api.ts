@@ -52,12 +52,13 @@ t.test('by default: no admin view and no sign-up, only the account view and plan
 t.test('admin token: bearer only, compared in constant time, 401 otherwise; never logged', async (t) => {
   const app = await startDashboardApp(t, { adminToken })
   t.equal((await request(app.url, '/dashboard/api/config')).body.admin, true)
-  for (const headers of [
+  const attempts: Array<Record<string, string>> = [
     {},
     { authorization: adminToken },
     { authorization: 'Bearer wrong' },
     { authorization: `Bearer ${adminToken}x` }
-  ]) {
+  ]
+  for (const headers of attempts) {
     const reply = await request(app.url, '/dashboard/api/admin/accounts', { headers })
     t.equal(reply.status, 401, JSON.stringify(Object.keys(headers)))
     t.equal(reply.headers.get('www-authenticate'), 'Bearer')
