@@ -14,6 +14,8 @@ export interface ServeSettings extends EmailVerifierOptions {
   store: string
   demoKey: boolean
   workers: number
+  /** Units per calendar month of each plan (`--plans`, `UV_PLANS`). Defaults to the package's plans. */
+  plans?: Record<string, number> | undefined
   bodyLimit?: number
   maxInFlight?: number
   maxEventLoopDelay?: number
@@ -24,6 +26,9 @@ export interface ServeSettings extends EmailVerifierOptions {
   headersTimeout: number
   /** Time a client has to send the whole request, in ms. */
   requestTimeout: number
+  /** Serve `/metrics` on this port (on `metricsHost`, default `host`) instead of the API port. */
+  metricsPort?: number | undefined
+  metricsHost?: string | undefined
 }
 
 /** Human messages (URL, demo key) go to stderr so the JSON log stream on stdout never holds a key. */
@@ -36,7 +41,9 @@ async function openOrExit(url: string, logger: ReturnType<typeof createJsonLogge
   try {
     return await openStores(url, { logger })
   } catch (error) {
-    say(`user-verification: cannot open the store ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`)
+    say(
+      `user-verification: cannot open the store ${redactUrl(url)}: ${(error instanceof Error ? error.message : String(error)).replace(/^user-verification: /, '')}`
+    )
     process.exit(1)
   }
 }
@@ -79,11 +86,13 @@ export async function serve(settings: ServeSettings): Promise<void> {
     quiet: _quiet,
     headersTimeout,
     requestTimeout,
+    metricsPort: _metricsPort,
+    metricsHost: _metricsHost,
     ...options
   } = settings
   const middleware = userVerification({ ...options, store: stores, logger })
   await middleware.ready
-  const app = createApp(middleware, logger)
+  const app = createApp(middleware, logger, { plans: settings.plans })
   let stopping = false
   // Slow clients must not hold sockets open: bounded header and whole-request times. Node enforces
   // both from a periodic sweep (every 30 s by default), so sweep often enough to cut on time.
