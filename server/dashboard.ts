@@ -102,7 +102,9 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
 
   router.get('/dashboard', sendAsset('page'))
   // Relative asset URLs in the page only resolve from `/dashboard`, so send `/dashboard/` there.
-  router.get('/dashboard/', (_req, res) => res.redirect(301, '../dashboard'))
+  router.get('/dashboard/', (_req, res) => {
+    res.status(301).location('../dashboard').json({ detail: 'Moved Permanently' })
+  })
   router.get('/dashboard/dashboard.js', sendAsset('script'))
   router.get('/dashboard/dashboard.css', sendAsset('style'))
 
