@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { KeyvSqlite } from '@keyv/sqlite'
 import Keyv from 'keyv'
 import { openStores } from '../lib/stores/open-stores.js'
+import type { SqliteDriverName } from '../lib/stores/sqlite-driver.js'
+import { SqliteQuotaStore } from '../lib/stores/sqlite-quota-store.js'
 import type { Stores } from '../lib/types.js'
 import { makeAccount, makeRecord, uniqueNamespace } from '../test/fixtures/store-contract.js'
 
@@ -64,6 +66,16 @@ try {
     ['memory', async () => openStores('memory://')],
     ['SQLite (file, WAL)', async () => openStores(`sqlite://${join(dir, 'quota.sqlite')}`, { namespace: uniqueNamespace('bench') })]
   ]
+  // The quota store on each SQLite driver this Node can load (node:sqlite needs Node >= 22.13; sqlite3 is the optional fallback).
+  for (const driver of ['node:sqlite', 'sqlite3'] as SqliteDriverName[]) {
+    const quota = new SqliteQuotaStore({ path: join(dir, `driver-${driver.replace(':', '-')}.sqlite`), driver })
+    try {
+      await quota.init()
+    } catch {
+      continue
+    }
+    targets.push([`SQLite quota on ${driver}`, async () => ({ keys: undefined as never, quota, close: () => quota.close() })])
+  }
   if (process.env.UV_TEST_REDIS_URL) {
     const namespace = uniqueNamespace('bench')
     targets.push(['Redis', async () => openStores(process.env.UV_TEST_REDIS_URL!, { namespace, logger: quiet })])
@@ -100,7 +112,7 @@ try {
         )
       )
     }
-    if (name !== 'memory') {
+    if (name !== 'memory' && !name.startsWith('SQLite quota on')) {
       const account = makeAccount()
       await stores.keys.createAccount(account)
       for (let i = 0; i < 1000; i++) await stores.keys.create(makeRecord(account.id, Date.UTC(2030, 0, 1) + i))

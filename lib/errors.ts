@@ -12,6 +12,7 @@ export const errorCodes = {
   ERR_UV_UNKNOWN_ACCOUNT: 'No account with this id: a key was created for it, or a command named it.',
   ERR_UV_UNKNOWN_KEY: 'No key with this id (rotate, revoke).',
   ERR_UV_KEY_INACTIVE: 'The key is revoked or expired, so it cannot be rotated; create a new key instead.',
+  ERR_UV_STORE_DRIVER: 'The store URL needs a driver package that is not installed (or a newer Node); the message names it.',
   ERR_UV_REFUND:
     'Giving back the units of a request whose client left before its answer failed; the usage may be too high by that request.',
   WRN_UV_UNKNOWN_OPTION: 'An option key is not known; it is ignored (check its spelling).',

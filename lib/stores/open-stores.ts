@@ -1,15 +1,12 @@
 // Opens the key and quota stores named by a store URL, and checks user-supplied stores at the door.
-import { KeyvSqlite } from '@keyv/sqlite'
-// @keyv/redis re-exports its own @redis/client, so the client we build is the version it was made for.
-import KeyvRedis, { createClient } from '@keyv/redis'
-import Keyv from 'keyv'
-import pg from 'pg'
+// Backend drivers are imported only when their URL is opened: Redis and PostgreSQL users install theirs (Keyv's convention).
+import { UserVerificationError } from '../errors.js'
 import type { KeyStore, Logger, QuotaStore, Stores } from '../types.js'
 import { KeyvKeyStore } from './keyv-key-store.js'
-import { PooledKeyvPostgres } from './keyv-postgres-adapter.js'
 import { MemoryKeyStore, MemoryQuotaStore } from './memory-store.js'
 import { PostgresQuotaStore } from './postgres-quota-store.js'
 import { RedisQuotaStore } from './redis-quota-store.js'
+import { SqliteKeyvAdapter } from './sqlite-keyv-adapter.js'
 import { SqliteQuotaStore } from './sqlite-quota-store.js'
 import { withTimeout } from './with-timeout.js'
 
@@ -35,15 +32,17 @@ const SCHEMES = 'user-verification: `store` must be a sqlite://, redis://, postg
  * Opens the stores for a URL and proves they work before resolving:
  * - `memory://` — in-process Maps (tests; `localKeys: true`).
  * - `sqlite://<path>` — `sqlite://./user-verification.sqlite`, `sqlite:///abs/path.sqlite`,
- *   `sqlite://:memory:`; keys through Keyv + @keyv/sqlite, quota through one UPSERT per consume.
- * - `redis://…` / `rediss://…` — keys through Keyv + @keyv/redis, quota through Lua scripts;
- *   one shared client, offline queue off (commands fail fast while disconnected), reconnecting
- *   by itself.
- * - `postgres://…` / `postgresql://…` — keys through Keyv + @keyv/postgres, quota through an
- *   atomic UPSERT; one shared pool with `statement_timeout`.
+ *   `sqlite://:memory:`; on Node's built-in node:sqlite (Node >= 22.13; older Node needs the
+ *   `sqlite3` package); keys through Keyv on the same driver, quota through conditional UPSERTs.
+ * - `redis://…` / `rediss://…` — needs `@keyv/redis`; keys through Keyv + @keyv/redis, quota
+ *   through Lua scripts; one shared client, offline queue off (commands fail fast while
+ *   disconnected), reconnecting by itself.
+ * - `postgres://…` / `postgresql://…` — needs `pg` and `@keyv/postgres`; keys through Keyv +
+ *   @keyv/postgres, quota through an atomic UPSERT; one shared pool with `statement_timeout`.
  *
- * Rejects with an Error naming the fix when the store cannot be reached or used (never falls
- * back to memory); throws a TypeError for any other scheme.
+ * Rejects with an Error naming the fix when the store cannot be reached or used, or when its
+ * driver package is not installed (never falls back to memory); throws a TypeError for any
+ * other scheme.
  */
 export async function openStores(url: string, options: OpenStoresOptions = {}): Promise<Stores> {
   if (typeof url !== 'string') throw new TypeError(`${SCHEMES}, got ${JSON.stringify(url)}. Example: sqlite://./user-verification.sqlite`)
@@ -84,7 +83,8 @@ async function openSqlite(path: string, namespace: string, logger: Logger): Prom
   // The quota store opens first: it switches the file to WAL, which the key store's connection then inherits.
   const quota = new SqliteQuotaStore({ path, table: `${namespace}_quota`, prefix: namespace, logger })
   await quota.init()
-  const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: `${namespace}_keys`, busyTimeout: 5000, iterationLimit: 1000 })
+  const { default: Keyv } = await import('keyv')
+  const adapter = new SqliteKeyvAdapter({ path, table: `${namespace}_keys`, busyTimeout: 5000, iterationLimit: 1000 })
   const keyv = new Keyv({ store: adapter, namespace: `${namespace}-keys`, throwOnErrors: true })
   const keys = new KeyvKeyStore(keyv, {
     logger,
@@ -107,6 +107,9 @@ async function openSqlite(path: string, namespace: string, logger: Logger): Prom
 
 async function openRedis(url: string, namespace: string, logger: Logger, connectTimeout: number, commandTimeout: number): Promise<Stores> {
   const where = redact(url)
+  // @keyv/redis re-exports its own @redis/client, so the client we build is the version it was made for.
+  const { default: KeyvRedis, createClient } = await importOptional<typeof import('@keyv/redis')>('@keyv/redis', 'redis://', '@keyv/redis')
+  const { default: Keyv } = await import('keyv')
   let ready = false
   const client = createClient({
     url,
@@ -175,6 +178,11 @@ async function openPostgres(
   commandTimeout: number
 ): Promise<Stores> {
   const where = redact(url)
+  const install = 'pg @keyv/postgres'
+  const { default: pg } = await importOptional<typeof import('pg')>('pg', 'postgres://', install)
+  await importOptional('@keyv/postgres', 'postgres://', install)
+  const { PooledKeyvPostgres } = await import('./keyv-postgres-adapter.js')
+  const { default: Keyv } = await import('keyv')
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -222,6 +230,21 @@ async function openPostgres(
   }
 }
 
+/** Imports an optional backend package, or rejects with one line naming what to install. */
+async function importOptional<T>(name: string, scheme: string, install: string): Promise<T> {
+  try {
+    return (await import(name)) as T
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error
+    throw new UserVerificationError(
+      'ERR_UV_STORE_DRIVER',
+      `${scheme} stores need the ${name} package, which is not installed: run \`npm install ${install}\`.`,
+      { cause: error }
+    )
+  }
+}
+
 function pair(keys: KeyStore, quota: QuotaStore): Stores {
   let closed: Promise<void> | undefined
   return {
@@ -234,8 +257,20 @@ function pair(keys: KeyStore, quota: QuotaStore): Stores {
   }
 }
 
-const KEY_STORE_MEMBERS = ['getByHash', 'getById', 'create', 'update', 'list'] as const
-const QUOTA_STORE_MEMBERS = ['consume', 'refund', 'get'] as const
+const KEY_STORE_MEMBERS = [
+  'getByHash',
+  'getById',
+  'create',
+  'update',
+  'list',
+  'listByAccount',
+  'getAccount',
+  'getAccountByEmail',
+  'createAccount',
+  'updateAccount',
+  'listAccounts'
+] as const
+const QUOTA_STORE_MEMBERS = ['consume', 'refund', 'get', 'daily', 'monthly'] as const
 
 /** Throws a TypeError naming each missing method when `x` does not look like a {@link KeyStore}. */
 export function assertKeyStore(x: unknown): asserts x is KeyStore {

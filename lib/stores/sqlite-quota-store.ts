@@ -1,6 +1,6 @@
 // Default quota store: conditional UPSERTs, grouped per statement under load, with the daily history kept by a trigger in the same statement.
-import sqlite3 from 'sqlite3'
 import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
+import { type SqliteDatabase, type SqliteDriverName, type SqliteStatement, openSqliteDatabase } from './sqlite-driver.js'
 import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
 
 /** How long usage upgraded from release 0.1.0 is kept after its period ends (as the middleware keeps new usage). */
@@ -22,6 +22,8 @@ export interface SqliteQuotaStoreOptions {
   logger?: Logger
   /** Clock for the purge, in ms since the epoch. Defaults to `Date.now`. */
   now?: () => number
+  /** SQLite binding: node:sqlite where Node has it (22.13+), else the optional `sqlite3` package. */
+  driver?: SqliteDriverName
 }
 
 // Consumes that arrive while one statement runs are sent together as the next one (group commit):
@@ -52,9 +54,9 @@ interface Pending {
 type Params = unknown[]
 
 /**
- * Quota on SQLite through the `sqlite3` driver (the one @keyv/sqlite uses; Keyv itself has no
- * atomic increment). Atomic across processes sharing the file, so `localKeys` is `false` for a
- * file and `true` for `:memory:`.
+ * Quota on SQLite through Node's built-in node:sqlite (or the optional `sqlite3` package on a
+ * Node without it; see sqlite-driver.ts). Keyv has no atomic increment, hence SQL. Atomic across
+ * processes sharing the file, so `localKeys` is `false` for a file and `true` for `:memory:`.
  *
  * Durability: the database runs in WAL mode with `synchronous=NORMAL`. A consume resolves only
  * after its transaction committed to the WAL file, which lives in the OS page cache once
@@ -65,7 +67,8 @@ type Params = unknown[]
 export class SqliteQuotaStore implements QuotaStore {
   readonly localKeys: boolean
   readonly prefix: string
-  readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now'>> & Pick<SqliteQuotaStoreOptions, 'logger' | 'now'>
+  readonly #options: Required<Omit<SqliteQuotaStoreOptions, 'logger' | 'now' | 'driver'>> &
+    Pick<SqliteQuotaStoreOptions, 'logger' | 'now' | 'driver'>
   #ready: Promise<Opened> | undefined
   #timer: NodeJS.Timeout | undefined
   readonly #queue: Pending[] = []
@@ -123,7 +126,7 @@ export class SqliteQuotaStore implements QuotaStore {
         try {
           const db = await this.#open()
           const rows = await all<UsageRow & { op: number }>(
-            db.consumeStatement(batch.length),
+            await db.consumeStatement(batch.length),
             batch.flatMap((p, op) => [...p.params, op, p.day])
           )
           const written = new Map(rows.map((row) => [Number(row.op), row]))
@@ -210,19 +213,7 @@ export class SqliteQuotaStore implements QuotaStore {
     } catch {
       return
     }
-    for (const s of [
-      ...opened.consumeStatements.values(),
-      opened.refund,
-      opened.select,
-      opened.purge,
-      opened.purgeDaily,
-      opened.bump,
-      opened.daily,
-      opened.monthly
-    ]) {
-      await new Promise<void>((resolve) => s.finalize(() => resolve()))
-    }
-    await new Promise<void>((resolve, reject) => opened.db.close((error) => (error ? reject(error) : resolve())))
+    await opened.db.close()
   }
 
   async #used(db: Opened, keyId: unknown, period: unknown): Promise<number> {
@@ -251,17 +242,16 @@ export class SqliteQuotaStore implements QuotaStore {
 }
 
 interface Opened {
-  db: sqlite3.Database
+  db: SqliteDatabase
   /** The consume statement for a batch of `rows` (prepared on first use, then kept). */
-  consumeStatement: (rows: number) => sqlite3.Statement
-  consumeStatements: Map<number, sqlite3.Statement>
-  refund: sqlite3.Statement
-  select: sqlite3.Statement
-  purge: sqlite3.Statement
-  purgeDaily: sqlite3.Statement
-  bump: sqlite3.Statement
-  daily: sqlite3.Statement
-  monthly: sqlite3.Statement
+  consumeStatement: (rows: number) => Promise<SqliteStatement>
+  refund: SqliteStatement
+  select: SqliteStatement
+  purge: SqliteStatement
+  purgeDaily: SqliteStatement
+  bump: SqliteStatement
+  daily: SqliteStatement
+  monthly: SqliteStatement
 }
 
 interface UsageRow {
@@ -269,22 +259,19 @@ interface UsageRow {
   keys_version: number | null
 }
 
-async function openDatabase(options: { path: string; table: string; busyTimeout: number }): Promise<Opened> {
-  const { path, table, busyTimeout } = options
-  const db = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const database: sqlite3.Database = new sqlite3.Database(path, (error) => {
-      if (error === null) resolve(database)
-      else
-        reject(
-          new Error(
-            `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${error.message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
-            { cause: error }
-          )
-        )
-    })
-  })
+async function openDatabase(options: { path: string; table: string; busyTimeout: number; driver?: SqliteDriverName }): Promise<Opened> {
+  const { path, table, busyTimeout, driver } = options
+  let db: SqliteDatabase
   try {
-    db.configure('busyTimeout', busyTimeout)
+    db = await openSqliteDatabase(path, { busyTimeout, ...(driver === undefined ? {} : { driver }) })
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_UV_STORE_DRIVER') throw error
+    throw new Error(
+      `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${(error as Error).message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
+      { cause: error }
+    )
+  }
+  try {
     await exec(db, 'PRAGMA journal_mode=WAL')
     await exec(db, 'PRAGMA synchronous=NORMAL')
     // One write transaction for the schema and the upgrade, so processes opening the file together take turns.
@@ -344,15 +331,15 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
       await exec(db, 'ROLLBACK').catch(() => {})
       throw error
     }
-    const consumeStatements = new Map<number, sqlite3.Statement>()
+    const consumeStatements = new Map<number, Promise<SqliteStatement>>()
     return {
       db,
-      consumeStatements,
-      consumeStatement(rows: number): sqlite3.Statement {
+      consumeStatement(rows: number): Promise<SqliteStatement> {
         let statement = consumeStatements.get(rows)
         if (statement === undefined) {
-          // Prepared without waiting: a failure reaches the first run's callback, which rejects the batch.
-          statement = db.prepare(CONSUME(table, rows)).on('error', () => {})
+          statement = prepare(db, CONSUME(table, rows))
+          // A failed prepare is not kept: the batch that needed it rejects, the next one tries again.
+          statement.catch(() => consumeStatements.delete(rows))
           consumeStatements.set(rows, statement)
         }
         return statement
@@ -375,7 +362,7 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
       )
     }
   } catch (error) {
-    db.close(() => {})
+    await db.close().catch(() => {})
     throw new Error(
       `user-verification: the SQLite store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions and that it is a SQLite database.`,
       { cause: error }
@@ -383,29 +370,23 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
   }
 }
 
-async function exec(db: sqlite3.Database, sql: string): Promise<void> {
+async function exec(db: SqliteDatabase, sql: string): Promise<void> {
   // `all` rather than `run`/`exec`: PRAGMA journal_mode returns a row, and every statement must be stepped to the end.
-  await new Promise<void>((resolve, reject) => db.all(sql, (error) => (error ? reject(error) : resolve())))
+  await db.all(sql)
 }
 
-async function rows<T>(db: sqlite3.Database, sql: string): Promise<T[]> {
-  return new Promise((resolve, reject) => db.all(sql, (error, result: T[]) => (error ? reject(error) : resolve(result))))
+async function rows<T>(db: SqliteDatabase, sql: string): Promise<T[]> {
+  return db.all<T>(sql)
 }
 
-async function prepare(db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
-  return new Promise((resolve, reject) => {
-    const statement = db.prepare(sql, (error) => (error ? reject(error) : resolve(statement)))
-  })
+async function prepare(db: SqliteDatabase, sql: string): Promise<SqliteStatement> {
+  return db.prepare(sql)
 }
 
-// Always `all`: it steps the statement to SQLITE_DONE, which commits the autocommit transaction
-// before we resolve. `get` stops after one row and leaves the statement (and its transaction,
-// hence the write lock) open until the next call.
-async function all<T>(statement: sqlite3.Statement, params: Params): Promise<T[]> {
-  return new Promise((resolve, reject) => {
-    statement.all(params, (error: Error | null, rows: T[]) => {
-      if (error === null) resolve(rows)
-      else reject(new Error(`user-verification: SQLite quota store failed: ${error.message}`, { cause: error }))
-    })
-  })
+async function all<T>(statement: SqliteStatement, params: Params): Promise<T[]> {
+  try {
+    return await statement.all<T>(params)
+  } catch (error) {
+    throw new Error(`user-verification: SQLite quota store failed: ${(error as Error).message}`, { cause: error })
+  }
 }
