@@ -19,6 +19,10 @@ t.test('ships the entry points, the bin and the data the code loads', async (t) 
     'dist/lib/data/disposable-domains.txt',
     'dist/lib/data/disposable-provenance.json',
     'dist/lib/data/name-model.card.md',
+    'dist/server/dashboard.js',
+    'dist/server/dashboard.d.ts',
+    'dist/server/public/dashboard.html',
+    'dist/server/public/dashboard.js',
     'LICENSE',
     'README.md'
   ]) {
@@ -41,4 +45,12 @@ t.test('the package imports by its own name, as a user would', async (t) => {
   t.equal(library.default, library.userVerification)
   t.type(library.verify, 'function')
   t.type(library.openStores, 'function')
+})
+
+t.test('the dashboard router imports from its subpath, for host apps', async (t) => {
+  t.equal(manifest.exports['./dashboard'].import, './dist/server/dashboard.js')
+  t.equal(Object.keys(manifest.exports['./dashboard'])[0], 'types', 'types first')
+  t.ok(manifest.dependencies.uplot, 'the charting library is a runtime dependency: the router serves it from node_modules')
+  const { createDashboard } = await import('user-verification/dashboard')
+  t.type(createDashboard, 'function')
 })
