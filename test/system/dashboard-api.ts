@@ -199,7 +199,7 @@ t.test("a key acts only on its own account's keys; bad grace periods are refused
       body
     })
     t.equal(response.status, status, `body ${body.slice(0, 8)}`)
-    const answer = await response.json()
+    const answer = (await response.json()) as { key?: string; detail?: string }
     t.type(status === 201 ? answer.key : answer.detail, 'string', 'a JSON answer')
   }
   const view = await request(app.url, '/dashboard/api/account', { headers: as })
