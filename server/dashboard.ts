@@ -130,7 +130,7 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
     throw new RangeError('user-verification: `adminToken` must be at least 16 characters. Make one with: openssl rand -base64 32')
   }
   const limits = { ...defaultDashboardRateLimit, ...options.rateLimit }
-  const limiters = createDashboardLimiters(limits, logger)
+  const limiters = createDashboardLimiters(limits, logger, () => storesOf(middleware))
   const upgrade = upgradeOffer(options.upgrade)
   const verifier: Verifier | undefined = options.signup ? createVerifier(options.verifier) : undefined
   // Read once at construction: a missing file fails at start-up, not per request.
