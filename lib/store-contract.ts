@@ -439,8 +439,11 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
           for (const m of await stores.quota.monthly(a.id, '2026-01', '2027-12')) usage[`${a.id} ${m.period}`] = m.units
         return { accounts, keys, usage }
       }
-      const first = await written.open()
+      // Two processes (or instances) starting together both run the upgrade.
+      const [first, twin] = await Promise.all([written.open(), written.open()])
       const before = await snapshot(first)
+      t.same(await snapshot(twin), before, 'two upgrades at once agree')
+      await twin.close()
       t.equal(before.accounts.length, written.keys.length, 'one account per key')
       t.equal(before.keys.length, written.keys.length, 'every key kept')
       for (const old of written.keys) {

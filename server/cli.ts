@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { registerAccounts } from './commands/accounts.js'
+import { registerCheck } from './commands/check-command.js'
 import { exitCodes, UsageError, withoutPrefix } from './commands/common.js'
 import { registerKeys } from './commands/keys.js'
 import { registerServe } from './commands/serve.js'
@@ -47,6 +48,7 @@ export function createProgram(): Command {
   registerAccounts(program)
   registerKeys(program)
   registerUsage(program)
+  registerCheck(program)
   return program.showHelpAfterError(true)
 }
 

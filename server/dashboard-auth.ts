@@ -3,7 +3,16 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { rateLimit } from 'express-rate-limit'
-import { hashKey, isKeyActive, type Account, type KeyRecord, type Logger, type UserVerificationMiddleware } from '../lib/index.js'
+import {
+  hashKey,
+  isKeyActive,
+  sharedCounterStore,
+  type Account,
+  type KeyRecord,
+  type Logger,
+  type Stores,
+  type UserVerificationMiddleware
+} from '../lib/index.js'
 import { bounded, sendDetail, storesOf, unavailable } from './dashboard-http.js'
 
 /** Shortest admin token accepted: a guessable token would open every account. */
@@ -113,12 +122,16 @@ export interface DashboardRateLimit {
 
 export const defaultDashboardRateLimit: DashboardRateLimit = { perIp: 20, failedSignIns: 20, signups: 5 }
 
-/** The three limiters; in-process counters (each server process counts on its own). */
-export function createDashboardLimiters(limits: DashboardRateLimit, logger: Logger) {
-  const make = (windowMs: number, limit: number, detail: string, extra: Parameters<typeof rateLimit>[0] = {}) =>
+/**
+ * The three limiters. Their counters live where the API's do: in the stores' Redis when the store
+ * is Redis (shared by every instance), otherwise in this process.
+ */
+export function createDashboardLimiters(limits: DashboardRateLimit, logger: Logger, stores: () => Promise<Stores | undefined>) {
+  const make = (name: string, windowMs: number, limit: number, detail: string, extra: Parameters<typeof rateLimit>[0] = {}) =>
     rateLimit({
       windowMs,
       limit,
+      store: sharedCounterStore(name, stores),
       legacyHeaders: false,
       standardHeaders: false,
       logger: {
@@ -133,12 +146,12 @@ export function createDashboardLimiters(limits: DashboardRateLimit, logger: Logg
       ...extra
     })
   return {
-    perIp: make(1000, limits.perIp, 'Too Many Requests'),
+    perIp: make('dash-ip', 1000, limits.perIp, 'Too Many Requests'),
     // Counts only answers that refused the credential, so a signed-in user never runs into it.
-    failedSignIns: make(15 * 60_000, limits.failedSignIns, 'Too many failed sign-ins; try again later', {
+    failedSignIns: make('dash-signin', 15 * 60_000, limits.failedSignIns, 'Too many failed sign-ins; try again later', {
       skipSuccessfulRequests: true,
       requestWasSuccessful: (_req: Request, res: Response) => res.statusCode !== 401
     }),
-    signups: make(3600_000, limits.signups, 'Too many sign-ups from this address; try again later')
+    signups: make('dash-signup', 3600_000, limits.signups, 'Too many sign-ups from this address; try again later')
   }
 }

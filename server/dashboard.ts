@@ -130,7 +130,7 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
     throw new RangeError('user-verification: `adminToken` must be at least 16 characters. Make one with: openssl rand -base64 32')
   }
   const limits = { ...defaultDashboardRateLimit, ...options.rateLimit }
-  const limiters = createDashboardLimiters(limits, logger)
+  const limiters = createDashboardLimiters(limits, logger, () => storesOf(middleware))
   const upgrade = upgradeOffer(options.upgrade)
   const verifier: Verifier | undefined = options.signup ? createVerifier(options.verifier) : undefined
   // Read once at construction: a missing file fails at start-up, not per request.
@@ -142,7 +142,10 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
     res.set({ 'Content-Security-Policy': pagePolicy, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }).send(page)
   })
   // Relative asset URLs in the page only resolve from `/dashboard`, so send `/dashboard/` there.
-  router.get('/dashboard/', (_req, res) => res.redirect(301, '../dashboard'))
+  // As JSON with a detail, like every other answer of the server (res.redirect would write text).
+  router.get('/dashboard/', (_req, res) => {
+    res.status(301).location('../dashboard').json({ detail: 'Moved Permanently' })
+  })
   for (const [name, file] of files) {
     // no-cache keeps an upgraded server from pairing a new page with an old script.
     router.get(

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { MemoryStore, rateLimit, type ClientRateLimitInfo, type Options as LimiterOptions, type Store } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
-import { details, toError } from '../errors.js'
+import { details, optionError, toError } from '../errors.js'
 import type { Logger, Stores } from '../types.js'
 
 /** Request-rate limits of the API. `0` (the default) turns a limit off. */
@@ -60,18 +60,16 @@ const windowMs = 1000
 /** Checks `input` (`undefined` fields mean off) and returns limits with every field set. */
 export function resolveRateLimit(input: Readonly<Partial<RateLimitOptions>> | undefined): RateLimitOptions {
   if (input !== undefined && (typeof input !== 'object' || input === null)) {
-    throw new TypeError(`user-verification: \`rateLimit\` must be an object like { perKey: 10, perIp: 50 }, got ${JSON.stringify(input)}.`)
+    throw optionError('type', 'rateLimit', 'an object like { perKey: 10, perIp: 50 }', input)
   }
   const resolved: RateLimitOptions = { perKey: 0, perIp: 0 }
   for (const name of ['perKey', 'perIp'] as const) {
     const value = input?.[name]
     if (value === undefined) continue
     if (typeof value !== 'number' || !Number.isInteger(value)) {
-      throw new TypeError(
-        `user-verification: \`rateLimit.${name}\` must be a whole number of requests per second, got ${JSON.stringify(value) ?? String(value)}. Use 0 to turn it off.`
-      )
+      throw optionError('type', `rateLimit.${name}`, 'a whole number of requests per second', value, 'Use 0 to turn it off.')
     }
-    if (value < 0) throw new RangeError(`user-verification: \`rateLimit.${name}\` must be >= 0, got ${value}. Use 0 to turn it off.`)
+    if (value < 0) throw optionError('range', `rateLimit.${name}`, '>= 0', value, 'Use 0 to turn it off.')
     resolved[name] = value
   }
   return resolved
@@ -83,6 +81,23 @@ export function resolveRateLimit(input: Readonly<Partial<RateLimitOptions>> | un
  */
 export function redisBackendOf(stores: Stores): RateLimitBackend | undefined {
   return stores.sendCommand === undefined ? undefined : { sendCommand: stores.sendCommand, prefix: stores.quota.prefix }
+}
+
+/**
+ * An express-rate-limit `Store` for routes other than the API's (the dashboard's) that counts
+ * where the API's limits count: in the stores' Redis when `stores()` resolves to Redis stores
+ * (keys `<namespace>-rl-<name>:…`, so every instance shares them), in this process otherwise.
+ * Give each limiter its own `name`. A counter failure reaches the limiter as an error, which
+ * express-rate-limit passes to `next(error)`: answer it with 503, never let the request through.
+ */
+export function sharedCounterStore(name: string, stores: () => Promise<Stores | undefined>): Store {
+  if (!/^[a-z][a-z0-9-]{0,30}$/.test(name))
+    throw new TypeError(`user-verification: counter name must be lower-case letters, digits and -, got ${JSON.stringify(name)}.`)
+  return new CounterStore(name, async () => {
+    const open = await stores()
+    if (open === undefined) throw new Error('user-verification: the stores are not open, so the rate-limit counters cannot be reached')
+    return redisBackendOf(open)
+  })
 }
 
 /** The digest the per-key limit counts on: the same SHA-256 the key store is looked up by. */

@@ -1,28 +1,23 @@
 // `user-verification serve`: the API, its dashboard and metrics as a standalone server.
 import { type Command, Option } from 'commander'
 import { integer, plansOption, storeOption } from './common.js'
+import { addDnsOptions, dnsOptionsOf, type DnsFlags } from './dns-options.js'
 
 /** What commander hands the `serve` action. */
-interface ServeOptions {
+interface ServeOptions extends DnsFlags {
   port: number
   host: string
   store: string
   plans: Record<string, number>
-  dnsServers?: string
   workers: number
   demoKey: boolean
   quiet?: boolean
-  dnsTimeout?: number
-  dnsTries?: number
-  dnsCacheSize?: number
-  dnsPositiveTtl?: number
-  dnsNegativeTtl?: number
-  dnsUnknownTtl?: number
   bodyLimit?: number
   maxInFlight?: number
   maxEventLoopDelay?: number
   headersTimeout: number
   requestTimeout: number
+  maxConnections?: number
   rateLimitKey?: number
   rateLimitIp?: number
   metricsPort?: number
@@ -33,7 +28,7 @@ const MAX_MS = 2 ** 31 - 1
 
 /** Adds the `serve` command to `program`. */
 export function registerServe(program: Command): void {
-  program
+  const serve = program
     .command('serve')
     .description('serve the API at /api/v1, with /healthz, /readyz, /metrics and the dashboard')
     .addOption(
@@ -46,39 +41,11 @@ export function registerServe(program: Command): void {
     .addOption(storeOption())
     .addOption(plansOption())
     .addOption(
-      new Option('--dns-servers <list>', 'DNS servers to ask, ip[:port] separated by commas (default: the system resolvers)').env(
-        'UV_DNS_SERVERS'
-      )
-    )
-    .addOption(
       new Option('--workers <n>', 'processes serving the port (needs a shared store)').argParser(integer('workers', 1, 1024)).default(1)
     )
     .option('--no-demo-key', 'do not create a demo key on an empty store')
     .option('--quiet', 'leave out the per-request log lines')
-    .addOption(
-      new Option('--dns-timeout <ms>', 'deadline of the DNS check of one address (default: 3000)').argParser(
-        integer('dns-timeout', 1, 60_000)
-      )
-    )
-    .addOption(new Option('--dns-tries <n>', 'attempts per DNS query (default: 2)').argParser(integer('dns-tries', 1, 10)))
-    .addOption(
-      new Option('--dns-cache-size <n>', 'domains kept in the DNS cache (default: 10000)').argParser(
-        integer('dns-cache-size', 1, 10_000_000)
-      )
-    )
-    .addOption(
-      new Option('--dns-positive-ttl <ms>', 'how long a Pass is cached (default: 3600000)').argParser(
-        integer('dns-positive-ttl', 1, MAX_MS)
-      )
-    )
-    .addOption(
-      new Option('--dns-negative-ttl <ms>', 'how long a Fail is cached (default: 300000)').argParser(integer('dns-negative-ttl', 1, MAX_MS))
-    )
-    .addOption(
-      new Option('--dns-unknown-ttl <ms>', 'how long an Unknown is cached (default: 30000)').argParser(
-        integer('dns-unknown-ttl', 1, MAX_MS)
-      )
-    )
+  addDnsOptions(serve)
     .addOption(
       new Option('--body-limit <bytes>', 'largest request body; 413 above it (default: 16384)').argParser(integer('body-limit', 64))
     )
@@ -103,6 +70,12 @@ export function registerServe(program: Command): void {
         .default(30_000)
     )
     .addOption(
+      new Option(
+        '--max-connections <n>',
+        'open connections per process above which new ones are dropped (default: from the file-descriptor limit)'
+      ).argParser(integer('max-connections', 1))
+    )
+    .addOption(
       new Option('--rate-limit-key <n>', 'requests per second per API key; 429 above it; 0 = off (default: off)').argParser(
         integer('rate-limit-key', 0)
       )
@@ -112,18 +85,13 @@ export function registerServe(program: Command): void {
         integer('rate-limit-ip', 0)
       )
     )
+    .addOption(
+      new Option('--metrics-port <port>', 'serve /metrics on this port instead of the API port (default: the API port)')
+        .env('UV_METRICS_PORT')
+        .argParser(integer('metrics-port', 0, 65535))
+    )
+    .addOption(new Option('--metrics-host <host>', 'address of the --metrics-port listener (default: --host)').env('UV_METRICS_HOST'))
     .action(async (o: ServeOptions) => {
-      const dnsServers = o.dnsServers
-        ?.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-      const dnsCache = {
-        max: o.dnsCacheSize,
-        positiveTtl: o.dnsPositiveTtl,
-        negativeTtl: o.dnsNegativeTtl,
-        unknownTtl: o.dnsUnknownTtl
-      }
-      const dnsCacheGiven = Object.values(dnsCache).some((value) => value !== undefined)
       const { serve } = await import('../serve.js')
       await serve({
         port: o.port,
@@ -133,16 +101,16 @@ export function registerServe(program: Command): void {
         demoKey: o.demoKey,
         workers: o.workers,
         quiet: o.quiet ?? false,
-        dnsServers: dnsServers && dnsServers.length > 0 ? dnsServers : undefined,
-        dnsTimeout: o.dnsTimeout,
-        dnsTries: o.dnsTries,
-        dnsCache: dnsCacheGiven ? Object.fromEntries(Object.entries(dnsCache).filter(([, value]) => value !== undefined)) : undefined,
+        ...dnsOptionsOf(o),
         bodyLimit: o.bodyLimit,
         maxInFlight: o.maxInFlight,
         maxEventLoopDelay: o.maxEventLoopDelay,
         headersTimeout: o.headersTimeout,
         requestTimeout: o.requestTimeout,
-        rateLimit: { perKey: o.rateLimitKey, perIp: o.rateLimitIp }
+        maxConnections: o.maxConnections,
+        rateLimit: { perKey: o.rateLimitKey, perIp: o.rateLimitIp },
+        metricsPort: o.metricsPort,
+        metricsHost: o.metricsHost
       })
     })
 }
