@@ -20,7 +20,8 @@ export const errorCodes = {
   WRN_UV_REDIS_NOT_DURABLE: 'The Redis server keeps no append-only file, so acknowledged usage can be lost if Redis itself restarts.',
   WRN_UV_HOST_PARSER:
     'A body parser runs before the middleware mounted on a Router; mount it on the application (app.use) or the parser after it.',
-  WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.'
+  WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.',
+  WRN_UV_CONNECTIONS: 'The server reached its cap on open connections (--max-connections); new connections are dropped until some close.'
 } as const
 
 /** Every error and warning code of the package. */

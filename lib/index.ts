@@ -17,6 +17,8 @@ export type { IssuedKey, NewAccount } from './quota/api-keys.js'
 export { defaultPlans, periodOf } from './quota/plans.js'
 export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'
+// Rate-limit counters that live where the API's do (Redis when the store is Redis), for the dashboard's routes.
+export { sharedCounterStore } from './http/rate-limit.js'
 // Errors users can match on by class and code.
 export { UserVerificationError, StoreError, VerifierError, errorCodes } from './errors.js'
 export type { ErrorCode, ValidationIssue } from './errors.js'

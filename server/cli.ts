@@ -10,7 +10,7 @@ const usage = `Usage:
                           [--dns-timeout MS] [--dns-tries N] [--dns-cache-size N]
                           [--dns-positive-ttl MS] [--dns-negative-ttl MS] [--dns-unknown-ttl MS]
                           [--body-limit BYTES] [--max-in-flight N] [--max-event-loop-delay MS]
-                          [--headers-timeout MS] [--request-timeout MS]
+                          [--headers-timeout MS] [--request-timeout MS] [--max-connections N]
                           [--rate-limit-key N] [--rate-limit-ip N]
   user-verification accounts create --name NAME [--email ADDRESS] --plan free|basic|pro [--store URL] [--json]
   user-verification accounts list [--store URL] [--json]
@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<void> {
       'max-event-loop-delay': { type: 'string' },
       'headers-timeout': { type: 'string' },
       'request-timeout': { type: 'string' },
+      'max-connections': { type: 'string' },
       'rate-limit-key': { type: 'string' },
       'rate-limit-ip': { type: 'string' },
       workers: { type: 'string' },
@@ -115,6 +116,7 @@ async function main(argv: string[]): Promise<void> {
         maxEventLoopDelay: optional('max-event-loop-delay', 0),
         headersTimeout: optional('headers-timeout', 1) ?? 10_000,
         requestTimeout: optional('request-timeout', 1) ?? 30_000,
+        maxConnections: optional('max-connections', 1),
         rateLimit: { perKey: optional('rate-limit-key', 0), perIp: optional('rate-limit-ip', 0) }
       })
       return

@@ -18,6 +18,9 @@ import { createVerifier, presentFields, type PresentFields } from '../verify.js'
 /** The only `model` the API accepts. */
 export const modelName = 'user_verification'
 
+/** A failure of the same kind is logged at most once per this many ms. */
+const burstWindow = 10_000
+
 /** How long a period's usage (month total and days) is kept after the period ends: >= 13 months of history. */
 export const usageRetention = 400 * 24 * 3600 * 1000
 
@@ -107,8 +110,22 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const lastUsed = new LRUCache<string, number>({ max: 10_000 })
   const limiters = createRateLimiters(config.rateLimit, { logger, retryAfter, backend: async () => redisBackendOf(await stores.get()) })
 
+  // An outage fails every request the same way: each kind of failure is logged with its cause once
+  // per burst (at once, then at most once per window, counting the ones left out), not per request.
+  const bursts = new Map<string, { at: number; left: number }>()
   function logFailure(code: ErrorCode, message: string, error: unknown): void {
-    logger.error(`user-verification: ${code} ${message}: ${toError(error).message}`, { code })
+    const kind = `${code} ${message}`
+    const at = Date.now()
+    const burst = bursts.get(kind)
+    if (burst !== undefined && at - burst.at < burstWindow) {
+      burst.left++
+      return
+    }
+    if (bursts.size >= 100) bursts.clear()
+    bursts.set(kind, { at, left: 0 })
+    const left = burst?.left ?? 0
+    const more = left > 0 ? ` (and ${left} more like it since the last such line)` : ''
+    logger.error(`user-verification: ${kind}: ${toError(error).message}${more}`, left > 0 ? { code, more: left } : { code })
   }
 
   function unavailable(res: Response): void {

@@ -31,6 +31,7 @@ export class KeyCache {
    */
   async lookup(stores: Stores, hash: string, now: number = Date.now()): Promise<KeyEntry> {
     if (stores.quota.keysVersion === undefined) {
+      if (stores.keys.getKeyWithAccount !== undefined) return { ...(await stores.keys.getKeyWithAccount(hash)), version: undefined }
       const record = await stores.keys.getByHash(hash)
       return { record, account: record === undefined ? undefined : await stores.keys.getAccount(record.accountId), version: undefined }
     }

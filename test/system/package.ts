@@ -52,6 +52,10 @@ t.test('npm pack builds first and ships the entry points, the bin and the data t
     'dist/lib/data/disposable-domains.txt',
     'dist/lib/data/disposable-provenance.json',
     'dist/lib/data/name-model.card.md',
+    'dist/server/dashboard.js',
+    'dist/server/dashboard.d.ts',
+    'dist/server/public/dashboard.html',
+    'dist/server/public/dashboard.js',
     'LICENSE',
     'README.md'
   ]) {
@@ -190,4 +194,12 @@ t.test('a store URL whose driver is not installed is one line naming the package
     out,
     'ERR_UV_STORE_DRIVER user-verification: redis:// stores need the @keyv/redis package, which is not installed: run `npm install @keyv/redis`.'
   )
+})
+
+t.test('the dashboard router imports from its subpath, for host apps', async (t) => {
+  t.equal(manifest.exports['./dashboard'].default, './dist/server/dashboard.js')
+  t.equal(Object.keys(manifest.exports['./dashboard'])[0], 'types', 'types first')
+  t.ok(manifest.dependencies.uplot, 'the charting library is a runtime dependency: the router serves it from node_modules')
+  const { createDashboard } = await import('user-verification/dashboard')
+  t.type(createDashboard, 'function')
 })
