@@ -29,13 +29,14 @@ const npm = (args: string[], cwd: string): string => run('npm', args, cwd)
 const work = mkdtempSync(join(tmpdir(), 'uv-package-'))
 t.teardown(() => rmSync(work, { recursive: true, force: true }))
 
-// A tree as a git clone has it: sources, no dist/. `npm pack` must build it (prepack).
-const tree = join(work, 'tree')
-mkdirSync(tree)
+// A tree as a git clone has it: sources, no dist/. `npm pack` must build it (prepack). It sits
+// inside the repository (git-ignored .tap/) so its build finds our node_modules by walking up.
+const tree = join(root, '.tap', `pack-tree-${process.pid}`)
+t.teardown(() => rmSync(tree, { recursive: true, force: true }))
+mkdirSync(tree, { recursive: true })
 for (const entry of ['lib', 'server', 'tools', 'package.json', 'package-lock.json', 'tsconfig.json', 'LICENSE', 'README.md']) {
   cpSync(join(root, entry), join(tree, entry), { recursive: true })
 }
-symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
 const [pack] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], tree)) as [
   { filename: string; files: Array<{ path: string }>; unpackedSize: number }
 ]
