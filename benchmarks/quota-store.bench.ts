@@ -104,11 +104,16 @@ try {
   }
   for (const [name, open] of targets) {
     const stores = await open()
-    const period = `bench-${Date.now()}`
+    // Each store twice per concurrency, interleaved: the month total alone, and with the day's
+    // history written in the same atomic step (what the middleware does), on other accounts.
+    const period = new Date().toISOString().slice(0, 7)
+    const day = new Date().toISOString().slice(0, 10)
     for (const c of [1, 32]) {
+      const n = name === 'memory' ? ops * 10 : ops
+      rows.push(await measure(name, c, n, async (i) => stores.quota.consume(`acct_m${c}_${i % 100}`, period, 1, 1e12, expiresAt)))
       rows.push(
-        await measure(name, c, name === 'memory' ? ops * 10 : ops, async (i) =>
-          stores.quota.consume(`key_${i % 100}`, period, 1, 1e12, expiresAt)
+        await measure(`${name} + day history`, c, n, async (i) =>
+          stores.quota.consume(`acct_d${c}_${i % 100}`, period, 1, 1e12, expiresAt, undefined, day)
         )
       )
     }

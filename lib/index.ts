@@ -7,6 +7,9 @@ export type { Options } from './http/options.js'
 // The library core, for checks without HTTP, keys or quota.
 export { verify, createVerifier, presentFields } from './verify.js'
 export type { Verifier, VerifierOptions, PresentFields } from './verify.js'
+// Many rows at once (files, queues, database cursors), in order, with bounded concurrency.
+export { verifyMany } from './verify-many.js'
+export type { VerifyManyOptions, VerifyManyItem } from './verify-many.js'
 // The verifiers on their own, to reuse or to wrap in a custom verifier.
 export { createEmailVerifier } from './email/verifier.js'
 export type { EmailVerifierOptions } from './email/verifier.js'
@@ -17,6 +20,8 @@ export type { IssuedKey, NewAccount } from './quota/api-keys.js'
 export { defaultPlans, periodOf } from './quota/plans.js'
 export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'
+// Rate-limit counters that live where the API's do (Redis when the store is Redis), for the dashboard's routes.
+export { sharedCounterStore } from './http/rate-limit.js'
 // Errors users can match on by class and code.
 export { UserVerificationError, StoreError, VerifierError, errorCodes } from './errors.js'
 export type { ErrorCode, ValidationIssue } from './errors.js'

@@ -13,6 +13,8 @@ export interface ContractFlags {
   cancel: boolean
   /** The quota store has `keysVersion` (stores whose key records the middleware caches). */
   keysVersion: boolean
+  /** The key store has `getKeyWithAccount` (reads a key and its account together). */
+  keyWithAccount: boolean
   /**
    * Writes a store as release 0.1.0 did (keys with plans, usage per key) and returns how to open
    * it with this release, plus what it holds. Absent: the store keeps nothing between opens, so
@@ -92,6 +94,7 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
     t.type(quota.prefix, 'string')
     t.equal(typeof quota.cancel === 'function', flags.cancel, 'flags.cancel matches the store')
     t.equal(typeof quota.keysVersion === 'function', flags.keysVersion, 'flags.keysVersion matches the store')
+    t.equal(typeof keys.getKeyWithAccount === 'function', flags.keyWithAccount, 'flags.keyWithAccount matches the store')
     await keys.init?.()
     await quota.init?.()
   })
@@ -202,6 +205,30 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
     t.same(await keys.getByHash(record.hash), record)
     t.same(await keys.list(), [record])
   })
+
+  withStores(
+    'key: getKeyWithAccount reads the key and its account as they are now, every time',
+    async ({ keys }, t) => {
+      const read = keys.getKeyWithAccount!.bind(keys)
+      const account = makeAccount()
+      await keys.createAccount(account)
+      const record = makeRecord(account.id)
+      await keys.create(record)
+      t.same(await read(sha256('nope')), { record: undefined, account: undefined }, 'unknown digest')
+      t.same(await read(record.hash), { record, account }, 'first read')
+      t.same(await read(record.hash), { record, account }, 'second read')
+      const disabledAt = new Date(Date.UTC(2030, 0, 1)).toISOString()
+      await keys.updateAccount(account.id, { plan: 'pro', disabledAt })
+      const revokedAt = new Date(Date.UTC(2030, 0, 2)).toISOString()
+      await keys.update(record.id, { revokedAt })
+      t.same(
+        await read(record.hash),
+        { record: { ...record, revokedAt }, account: { ...account, plan: 'pro', disabledAt } },
+        'changes show at once'
+      )
+    },
+    !flags.keyWithAccount && 'this store has no getKeyWithAccount (the middleware reads the key, then its account)'
+  )
 
   withStores('quota: consume within and exactly at the limit, then refuse', async ({ quota }, t) => {
     const id = randomAccountId()
@@ -412,8 +439,11 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
           for (const m of await stores.quota.monthly(a.id, '2026-01', '2027-12')) usage[`${a.id} ${m.period}`] = m.units
         return { accounts, keys, usage }
       }
-      const first = await written.open()
+      // Two processes (or instances) starting together both run the upgrade.
+      const [first, twin] = await Promise.all([written.open(), written.open()])
       const before = await snapshot(first)
+      t.same(await snapshot(twin), before, 'two upgrades at once agree')
+      await twin.close()
       t.equal(before.accounts.length, written.keys.length, 'one account per key')
       t.equal(before.keys.length, written.keys.length, 'every key kept')
       for (const old of written.keys) {

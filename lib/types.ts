@@ -156,6 +156,12 @@ export interface KeyStore {
   init?(): Promise<void>
   /** The key whose `hash` is this digest, or `undefined` when there is none. */
   getByHash(hash: string): Promise<KeyRecord | undefined>
+  /**
+   * Optional: the key with this digest and its account, read together (one round trip where the
+   * backend allows it); what the middleware calls on every request when present. Both `undefined`
+   * when there is no such key.
+   */
+  getKeyWithAccount?(hash: string): Promise<{ record: KeyRecord | undefined; account: Account | undefined }>
   /** The key with this id, or `undefined`. */
   getById(id: string): Promise<KeyRecord | undefined>
   /** Adds a key; rejects when its id or hash already exists or its account does not. */

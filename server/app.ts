@@ -2,29 +2,35 @@
 import express, { type NextFunction, type Request, type Response } from 'express'
 import helmet from 'helmet'
 import type { Logger, UserVerificationMiddleware } from '../lib/index.js'
-import { createDashboard } from './dashboard.js'
+import { createDashboard, type DashboardOptions } from './dashboard.js'
 import { renderMetrics } from './metrics.js'
 
 /** Where the API is mounted on the standalone server. */
 export const apiPath = '/api/v1'
 
 /** Paths logged as they are; any other path is logged as `(other)`, since a path can carry an email or a name. */
-const loggedPaths = new Set([
-  '/',
-  '/healthz',
-  '/readyz',
-  '/metrics',
-  apiPath,
-  apiPath + '/',
-  '/dashboard',
-  '/dashboard/',
-  '/dashboard/api/usage',
-  '/dashboard/dashboard.js',
-  '/dashboard/dashboard.css'
-])
+const loggedPaths = new Set(['/', '/healthz', '/readyz', '/metrics', apiPath, apiPath + '/', '/dashboard', '/dashboard/'])
 
-/** Builds the app around a ready middleware; `logger` gets one line per request, without PII. */
-export function createApp(middleware: UserVerificationMiddleware, logger: Required<Logger>): express.Express {
+/** Dashboard paths, logged with any id replaced by `:id` (ids are public, but one shape per route keeps the log readable). */
+const dashboardPath =
+  /^\/dashboard\/(?:[a-z]+\.(?:js|css)|vendor\/uplot\.(?:js|css)|api\/(?:[a-z]+|admin\/[a-z]+)(?:\/(?:key|acct)_[0-9a-f]+(?:\/[a-z]+)?)?)$/
+
+/** The path as the request log shows it: a known route, or `(other)`, since a path can carry an email or a name. */
+export function loggedPath(path: string): string {
+  if (loggedPaths.has(path)) return path
+  if (dashboardPath.test(path)) return path.replace(/(key|acct)_[0-9a-f]+/, ':id')
+  return '(other)'
+}
+
+/**
+ * Builds the app around a ready middleware; `logger` gets one line per request, without PII.
+ * `dashboard` configures the dashboard at /dashboard (admin token, sign-up, upgrade offer).
+ */
+export function createApp(
+  middleware: UserVerificationMiddleware,
+  logger: Required<Logger>,
+  dashboard: DashboardOptions = {}
+): express.Express {
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
@@ -36,7 +42,7 @@ export function createApp(middleware: UserVerificationMiddleware, logger: Requir
       const path = req.originalUrl.split('?')[0] ?? ''
       logger.info('request', {
         method: req.method,
-        path: loggedPaths.has(path) ? path : '(other)',
+        path: loggedPath(path),
         status: res.statusCode,
         ms: Number(process.hrtime.bigint() - start) / 1e6
       })
@@ -54,7 +60,7 @@ export function createApp(middleware: UserVerificationMiddleware, logger: Requir
     res.type('text/plain; version=0.0.4').send(renderMetrics(middleware.metrics()))
   })
   app.use(apiPath, middleware)
-  app.use(createDashboard(middleware))
+  app.use(createDashboard(middleware, { logger, ...dashboard }))
   app.use(function notFound(_req: Request, res: Response) {
     res.status(404).json({ detail: 'Not Found' })
   })

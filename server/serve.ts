@@ -1,10 +1,12 @@
 // `user-verification serve`: the API on a store, with a demo key, graceful shutdown and workers.
 import cluster from 'node:cluster'
-import { createServer, STATUS_CODES, type Server } from 'node:http'
+import { readFileSync } from 'node:fs'
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { issueKey, openStores, userVerification, type EmailVerifierOptions, type IssuedKey, type Stores } from '../lib/index.js'
 import { apiPath, createApp } from './app.js'
+import { loadAdminToken } from './dashboard.js'
 import { createJsonLogger } from './logger.js'
 
 /** Settings of {@link serve}, as the CLI and its environment variables give them. */
@@ -24,6 +26,29 @@ export interface ServeSettings extends EmailVerifierOptions {
   headersTimeout: number
   /** Time a client has to send the whole request, in ms. */
   requestTimeout: number
+  /** File whose first line is the dashboard's admin token; without it `UV_ADMIN_TOKEN`, without both no admin view. */
+  adminTokenFile?: string | undefined
+  /** Self-serve sign-up on the dashboard. */
+  signup?: boolean
+  /** Where to upgrade (a URL becomes a link, other text is shown as is), shown past 80% of a plan. */
+  upgrade?: string | undefined
+  /** Open connections per process above which new ones are dropped; `undefined` derives it from the descriptor limit. */
+  maxConnections?: number | undefined
+}
+
+/**
+ * The default cap on open connections: the process's descriptor limit less a reserve for the
+ * store, DNS and files, so a flood of idle sockets meets the cap before `EMFILE`.
+ */
+export function defaultMaxConnections(): number {
+  let limit = Number.POSITIVE_INFINITY
+  try {
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]
+    if (line !== undefined && line !== 'unlimited') limit = Number(line)
+  } catch {
+    // Not Linux: the fixed cap below applies.
+  }
+  return Math.max(64, Math.min(10_000, limit - 256))
 }
 
 /** Human messages (URL, demo key) go to stderr so the JSON log stream on stdout never holds a key. */
@@ -79,28 +104,68 @@ export async function serve(settings: ServeSettings): Promise<void> {
     quiet: _quiet,
     headersTimeout,
     requestTimeout,
+    adminTokenFile,
+    signup,
+    upgrade,
+    maxConnections,
     ...options
   } = settings
+  let adminToken: string | undefined
+  try {
+    adminToken = loadAdminToken(adminTokenFile)
+  } catch (error) {
+    say(`user-verification: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(2)
+  }
   const middleware = userVerification({ ...options, store: stores, logger })
   await middleware.ready
-  const app = createApp(middleware, logger)
+  // Audit lines are written even with --quiet, which only drops the per-request lines.
+  const auditLog = createJsonLogger(process.stdout, false)
+  const { dnsServers, dnsTimeout, dnsTries, dnsCache } = options
+  const app = createApp(middleware, logger, {
+    adminToken,
+    signup,
+    upgrade,
+    verifier: Object.fromEntries(Object.entries({ dnsServers, dnsTimeout, dnsTries, dnsCache }).filter(([, value]) => value !== undefined)),
+    audit: (event) => auditLog.info('audit', { ...event }),
+    // The dashboard's per-address limit follows the API's when one is set.
+    ...(options.rateLimit?.perIp ? { rateLimit: { perIp: options.rateLimit.perIp } } : {})
+  })
   let stopping = false
   // Slow clients must not hold sockets open: bounded header and whole-request times. Node enforces
   // both from a periodic sweep (every 30 s by default), so sweep often enough to cut on time.
+  // Node's own answer to a request without Host is an empty 400: answer it in JSON below instead.
   const server: Server = createServer(
     {
       headersTimeout,
       requestTimeout,
       keepAliveTimeout: Math.min(5_000, headersTimeout),
-      connectionsCheckingInterval: Math.min(1_000, headersTimeout)
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+      requireHostHeader: false
     },
     (req, res) => {
+      if (req.headers.host === undefined && req.httpVersion === '1.1') return answerJson(res, 400)
       // While stopping, keep-alive clients would keep the server busy forever: close after each answer.
       if (stopping) res.setHeader('Connection', 'close')
       app(req, res)
     }
   )
   server.on('clientError', answerClientError)
+  // Any Expect but 100-continue: Node would answer an empty 417.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => answerJson(res, 417))
+  // Past the cap, new connections are closed at once (before any descriptor of theirs is kept),
+  // so idle sockets cannot take the process to EMFILE; the headers timeout frees the held ones.
+  server.maxConnections = maxConnections ?? defaultMaxConnections()
+  let dropsLogged = 0
+  server.on('drop', () => {
+    const now = Date.now()
+    if (now - dropsLogged < 10_000) return
+    dropsLogged = now
+    logger.warn('connection cap reached; new connections are dropped', {
+      code: 'WRN_UV_CONNECTIONS',
+      maxConnections: server.maxConnections
+    })
+  })
   server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
@@ -133,14 +198,36 @@ export async function serve(settings: ServeSettings): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'))
 }
 
+/** `{"detail":"<reason phrase>"}` with `status`, closing the connection: for answers Node would give empty. */
+function answerJson(res: ServerResponse, status: number): void {
+  const body = JSON.stringify({ detail: STATUS_CODES[status] })
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close'
+  })
+  res.end(body)
+}
+
+/** How long a refused client has to read its answer before its socket is destroyed, in ms. */
+const lingerMs = 1000
+
 /** Answers what Node's HTTP parser refused (bad framing, huge headers, timeouts) in the API's JSON shape. */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // As Node's default does: answer only on a socket nothing was written to yet.
   if (error.code === 'ECONNRESET' || !socket.writable || ((socket as Partial<Socket>).bytesWritten ?? 0) > 0) return void socket.destroy()
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
   const body = JSON.stringify({ detail: STATUS_CODES[status] })
+  // end() alone only half-closes: a client that never closes its side (a silent socket past the
+  // headers timeout) would keep the descriptor forever. Destroy once the answer is out, or soon.
+  const timer = setTimeout(() => socket.destroy(), lingerMs)
+  timer.unref()
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => {
+      clearTimeout(timer)
+      socket.destroy()
+    }
   )
 }
 

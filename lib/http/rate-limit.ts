@@ -85,6 +85,23 @@ export function redisBackendOf(stores: Stores): RateLimitBackend | undefined {
   return stores.sendCommand === undefined ? undefined : { sendCommand: stores.sendCommand, prefix: stores.quota.prefix }
 }
 
+/**
+ * An express-rate-limit `Store` for routes other than the API's (the dashboard's) that counts
+ * where the API's limits count: in the stores' Redis when `stores()` resolves to Redis stores
+ * (keys `<namespace>-rl-<name>:…`, so every instance shares them), in this process otherwise.
+ * Give each limiter its own `name`. A counter failure reaches the limiter as an error, which
+ * express-rate-limit passes to `next(error)`: answer it with 503, never let the request through.
+ */
+export function sharedCounterStore(name: string, stores: () => Promise<Stores | undefined>): Store {
+  if (!/^[a-z][a-z0-9-]{0,30}$/.test(name))
+    throw new TypeError(`user-verification: counter name must be lower-case letters, digits and -, got ${JSON.stringify(name)}.`)
+  return new CounterStore(name, async () => {
+    const open = await stores()
+    if (open === undefined) throw new Error('user-verification: the stores are not open, so the rate-limit counters cannot be reached')
+    return redisBackendOf(open)
+  })
+}
+
 /** The digest the per-key limit counts on: the same SHA-256 the key store is looked up by. */
 function tokenDigest(req: Request): string {
   return createHash('sha256')

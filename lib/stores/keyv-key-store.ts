@@ -1,5 +1,6 @@
 // Account and key store over any Keyv instance (SQLite, Redis, PostgreSQL adapters): a record per digest, per account, and id/email indexes.
 import type Keyv from 'keyv'
+import { LRUCache } from 'lru-cache'
 import type { Account, AccountPatch, KeyPatch, KeyRecord, KeyStore, Logger } from '../types.js'
 import {
   byCreation,
@@ -68,6 +69,8 @@ export class KeyvKeyStore implements KeyStore {
   readonly #close: (() => Promise<void>) | undefined
   readonly #timeout: number | undefined
   readonly #onChange: (() => Promise<void>) | undefined
+  /** Digest → account id of keys seen; a key never changes account, so this never goes stale. */
+  readonly #accountOf = new LRUCache<string, string>({ max: 10_000 })
 
   constructor(keyv: Keyv, options: KeyvKeyStoreOptions = {}) {
     if (keyv === null || typeof keyv !== 'object' || typeof keyv.get !== 'function' || typeof keyv.set !== 'function') {
@@ -141,6 +144,27 @@ export class KeyvKeyStore implements KeyStore {
     if (value === undefined || value === null) return undefined
     const record = checkRecord(value)
     return record.hash === hash ? record : undefined
+  }
+
+  /**
+   * The key and its account. The first lookup of a digest reads the key, then its account; later
+   * ones read both in one `getMany` (one MGET on Redis, one SELECT on PostgreSQL), since the key's
+   * account id is remembered and never changes.
+   */
+  async getKeyWithAccount(hash: string): Promise<{ record: KeyRecord | undefined; account: Account | undefined }> {
+    const accountId = this.#accountOf.get(hash)
+    if (accountId !== undefined) {
+      const [rawRecord, rawAccount] = await this.#bounded(this.#keyv.getMany<unknown>([HASH + hash, ACCOUNT + accountId]))
+      const record = rawRecord === undefined || rawRecord === null ? undefined : checkRecord(rawRecord)
+      if (record !== undefined && record.hash === hash && record.accountId === accountId) {
+        const account = rawAccount === undefined || rawAccount === null ? undefined : checkAccount(rawAccount)
+        return { record, account: account?.id === accountId ? account : undefined }
+      }
+    }
+    const record = await this.getByHash(hash)
+    if (record === undefined) return { record, account: undefined }
+    this.#accountOf.set(hash, record.accountId)
+    return { record, account: await this.getAccount(record.accountId) }
   }
 
   async getById(id: string): Promise<KeyRecord | undefined> {

@@ -257,8 +257,20 @@ function pair(keys: KeyStore, quota: QuotaStore): Stores {
   }
 }
 
-const KEY_STORE_MEMBERS = ['getByHash', 'getById', 'create', 'update', 'list'] as const
-const QUOTA_STORE_MEMBERS = ['consume', 'refund', 'get'] as const
+const KEY_STORE_MEMBERS = [
+  'getByHash',
+  'getById',
+  'create',
+  'update',
+  'list',
+  'listByAccount',
+  'getAccount',
+  'getAccountByEmail',
+  'createAccount',
+  'updateAccount',
+  'listAccounts'
+] as const
+const QUOTA_STORE_MEMBERS = ['consume', 'refund', 'get', 'daily', 'monthly'] as const
 
 /** Throws a TypeError naming each missing method when `x` does not look like a {@link KeyStore}. */
 export function assertKeyStore(x: unknown): asserts x is KeyStore {

@@ -88,6 +88,18 @@ async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promis
   t.ok(used >= units, `nothing acknowledged is lost: usage ${used} >= ${units}, the request_count of the ${counts[200]} 200s`)
   t.ok(used <= units + 8 * 3, 'and at most the requests in flight when the store went away are counted on top')
   t.equal(used, units, `recorded usage (${used}) equals the request_count of the 200s (${units}) exactly`)
+  // The cause is logged once per burst, not once per failed request (24k lines in 5 s before).
+  const failureLines = servers.map(
+    (s) =>
+      s
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('ERR_UV_STORE')).length
+  )
+  t.ok(
+    failureLines.every((lines) => lines <= 8),
+    `ERR_UV_STORE lines per instance: ${failureLines.join(', ')} for ${unavailable.length} 503s (at most 8: a few kinds, one per 10 s)`
+  )
   const after = await shoot(servers[0]!.url, pro.key, mixedBodies[0]!)
   t.equal(after.status, 200, 'and a request after the load succeeds')
 }

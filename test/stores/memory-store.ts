@@ -4,7 +4,7 @@ import { MemoryQuotaStore } from '../../lib/stores/memory-store.js'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { storeContract } from '../fixtures/store-contract.js'
 
-storeContract(t, () => openStores('memory://'), { cancel: false, keysVersion: false })
+storeContract(t, () => openStores('memory://'), { cancel: false, keysVersion: false, keyWithAccount: false })
 
 t.test('memory stores are local to the process', async (t) => {
   const stores = await openStores('memory://', { namespace: 'tenant_a' })

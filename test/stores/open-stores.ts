@@ -39,14 +39,25 @@ t.test('assertKeyStore / assertQuotaStore name each missing member', async (t) =
   t.throws(() => assertKeyStore({ localKeys: false, prefix: 'x', getById() {}, create() {} }), {
     name: 'TypeError',
     message:
-      'user-verification: the key store is missing getByHash(), update(), list(). Implement the KeyStore interface, or pass a store URL instead.'
+      'user-verification: the key store is missing getByHash(), update(), list(), listByAccount(), getAccount(), getAccountByEmail(), createAccount(), updateAccount(), listAccounts(). Implement the KeyStore interface, or pass a store URL instead.'
   })
   t.throws(() => assertQuotaStore({ consume() {} }), {
     name: 'TypeError',
-    message: /missing refund\(\), get\(\), localKeys \(boolean\), prefix \(string\)/
+    message: /missing refund\(\), get\(\), daily\(\), monthly\(\), localKeys \(boolean\), prefix \(string\)/
   })
   t.throws(
-    () => assertQuotaStore({ ...new MemoryQuotaStore(), consume() {}, refund() {}, get() {}, localKeys: true, prefix: '', close: 'yes' }),
+    () =>
+      assertQuotaStore({
+        ...new MemoryQuotaStore(),
+        consume() {},
+        refund() {},
+        get() {},
+        daily() {},
+        monthly() {},
+        localKeys: true,
+        prefix: '',
+        close: 'yes'
+      }),
     /close\(\) \(optional, but not a function here\)/
   )
   t.throws(() => assertKeyStore(null), TypeError)

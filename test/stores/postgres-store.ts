@@ -36,6 +36,7 @@ t.test('PostgreSQL store contract', { skip }, async (t) => {
     {
       cancel: true,
       keysVersion: false,
+      keyWithAccount: true,
       legacy: async () => {
         const namespace = uniqueNamespace()
         namespaces.push(namespace)

@@ -42,6 +42,7 @@ t.test('Redis store contract', { skip }, async (t) => {
     {
       cancel: true,
       keysVersion: false,
+      keyWithAccount: true,
       legacy: async () => {
         const namespace = uniqueNamespace()
         namespaces.push(namespace)

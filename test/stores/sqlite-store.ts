@@ -17,6 +17,7 @@ const file = join(dir, 'contract.sqlite')
 storeContract(t, () => openStores(`sqlite://${file}`, { namespace: uniqueNamespace() }), {
   cancel: false,
   keysVersion: true,
+  keyWithAccount: true,
   legacy: async () => legacySqlite(dir)
 })
 

@@ -176,7 +176,8 @@ async function watch(page: Page) {
   })
   page.on('pageerror', (error) => problems.push(error.message))
   page.on('request', (request) => {
-    if (request.url().includes('/dashboard/api/usage')) usageRequests.push({ url: request.url(), token: request.headers()['x-api-token'] })
+    if (request.url().includes('/dashboard/api/account'))
+      usageRequests.push({ url: request.url(), token: request.headers()['x-api-token'] })
   })
   await page.addInitScript({
     content: `document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))`
@@ -254,30 +255,29 @@ t.test('the page in headless Chromium', { skip: skipBrowser }, async (t) => {
   t.equal(usageRequests.length, 0, 'an empty key sends nothing')
 
   await submitKey(page, 'uv_not-a-key', 'invalid')
-  t.match(await text(page, '[role="alert"]'), 'not valid or has been revoked')
+  t.match(await text(page, '#alert'), 'not valid or has been revoked')
   t.ok(await page.locator('#result').isHidden())
   await page.screenshot({ path: '/tmp/dashboard-error.png' })
 
   await submitKey(page, key, 'loaded')
   await assertShown(t, page, { id, plan: 'free', used: 3, limit: 25, remaining: 22, origin: app.url, key })
-  t.ok(await page.locator('[role="alert"]').isHidden(), 'the error is gone')
+  t.ok(await page.locator('#alert').isHidden(), 'the error is gone')
   t.equal(await page.evaluate('document.activeElement.id'), 'result', 'focus moves to the answer')
   await page.click('#copy')
   await page.locator('#copy-status', { hasText: /Copied|Selected/ }).waitFor({ timeout: 5000 })
   t.pass('the copy button answers')
-  t.strictSame(usageRequests.at(-1), { url: `${app.url}/dashboard/api/usage`, token: key }, 'the key travels in the header only')
+  t.strictSame(usageRequests.at(-1), { url: `${app.url}/dashboard/api/account`, token: key }, 'the key travels in the header only')
   t.equal(await page.evaluate('localStorage.length'), 0, 'nothing stored unless asked')
   await page.screenshot({ path: '/tmp/dashboard.png', fullPage: true })
 
   app.setBroken(true)
-  await page.click('#submit')
-  await waitState(page, 'unavailable')
-  t.match(await text(page, '[role="alert"]'), 'unavailable right now. Try again in 5 seconds')
+  await page.click('#sign-out')
+  await submitKey(page, key, 'unavailable')
+  t.match(await text(page, '#alert'), 'unavailable right now. Try again in 5 seconds')
   app.setBroken(false)
 
   t.equal(await post(app.url, key, { model: 'user_verification', lastname: 'Lovelace' }), 200)
-  await page.click('#submit')
-  await waitState(page, 'loaded')
+  await submitKey(page, key, 'loaded')
   t.equal(await field(page, 'used'), '4', 'a new submit shows fresh numbers')
   t.strictSame(unexpected(problems), [], 'no console errors or CSP violations')
   t.ok(
@@ -305,13 +305,13 @@ t.test(
     await waitState(again.page, 'loaded')
     t.equal(await field(again.page, 'id'), id, 'a remembered key loads on its own')
     t.equal(await again.page.inputValue('#api-key'), key)
-    t.ok(await again.page.isChecked('#remember'))
     const overflow = (await again.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number
     t.ok(overflow <= 0, 'no sideways scrolling at 360 px')
     await again.page.screenshot({ path: '/tmp/dashboard-mobile.png', fullPage: true })
 
-    await again.page.uncheck('#remember')
-    t.equal(await again.page.evaluate('localStorage.length'), 0, 'unticking forgets the key at once')
+    await again.page.click('#sign-out')
+    t.equal(await again.page.evaluate('localStorage.length'), 0, 'signing out forgets the key at once')
+    t.notOk(await again.page.isChecked('#remember'), 'and unticks remembering')
     t.strictSame(unexpected([...problems, ...again.problems]), [])
   }
 )

@@ -1,0 +1,156 @@
+// The account view's API: signed in with any active key of the account, it reads the plan, usage and keys and creates, rotates and revokes keys.
+import express from 'express'
+import { addKey, isKeyActive, periodOf, rotateKey, type Account, type KeyRecord, type QuotaStore, type Stores } from '../lib/index.js'
+import { requireKey, signedIn } from './dashboard-auth.js'
+import {
+  bodyOf,
+  bounded,
+  lastMonths,
+  monthToDate,
+  readJson,
+  sendDetail,
+  sendJson,
+  storesOf,
+  text,
+  unavailable,
+  type AuditLog
+} from './dashboard-http.js'
+import type { UserVerificationMiddleware } from '../lib/index.js'
+
+/** A key as the dashboard shows it: never its digest. */
+export interface KeyView {
+  id: string
+  label: string | null
+  createdAt: string
+  revokedAt: string | null
+  /** End of a rotation's grace period. */
+  expiresAt: string | null
+  active: boolean
+}
+
+export function keyView(key: KeyRecord, account: Account, now: number): KeyView {
+  return {
+    id: key.id,
+    label: key.label,
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt,
+    expiresAt: key.expiresAt,
+    active: isKeyActive(key, account, now)
+  }
+}
+
+/** An account's plan, this month's usage, this month's days and the last 13 months: what both views chart. */
+export async function accountUsage(quota: QuotaStore, account: Account, plans: Readonly<Record<string, number>>, now: number) {
+  const period = periodOf(now)
+  const days = monthToDate(now)
+  const months = lastMonths(now)
+  const [used, daily, monthly] = await Promise.all([
+    bounded(quota.get(account.id, period.id)),
+    bounded(quota.daily(account.id, days.from, days.to)),
+    bounded(quota.monthly(account.id, months.from, months.to))
+  ])
+  const limit = plans[account.plan] ?? 0
+  return {
+    usage: {
+      period: period.id,
+      /** Today (UTC) by the server's clock, the chart's last day. */
+      today: new Date(now).toISOString().slice(0, 10),
+      used,
+      limit,
+      remaining: Math.max(0, limit - used),
+      reset: new Date(period.end).toISOString()
+    },
+    daily,
+    months: monthly
+  }
+}
+
+/** Longest grace period a rotation may give the old key: 30 days, in seconds. */
+export const maxGraceSeconds = 30 * 86_400
+
+/** The routes under `/dashboard/api` that a key signs in to. */
+export function accountRoutes(
+  middleware: UserVerificationMiddleware,
+  settings: { plans: Readonly<Record<string, number>>; now: () => number; audit: AuditLog }
+): express.Router {
+  const { plans, now, audit } = settings
+  const router = express.Router({ strict: true })
+  const signIn = requireKey(middleware, now)
+
+  /** The stores (already opened by the sign-in), or a 503 answered. */
+  async function stores(res: express.Response): Promise<Stores | undefined> {
+    const open = await storesOf(middleware)
+    if (!open) unavailable(res)
+    return open
+  }
+
+  router.get('/account', signIn, async (_req, res) => {
+    const { key, account } = signedIn(res)
+    const open = await stores(res)
+    if (!open) return
+    const time = now()
+    const [history, keys] = await Promise.all([
+      accountUsage(open.quota, account, plans, time),
+      bounded(open.keys.listByAccount(account.id))
+    ])
+    sendJson(res, 200, {
+      key: key.id,
+      account: { id: account.id, name: account.name, plan: account.plan, createdAt: account.createdAt },
+      ...history,
+      keys: keys.map((record) => keyView(record, account, time))
+    })
+  })
+
+  router.post('/keys', signIn, readJson, async (req, res) => {
+    const { key, account } = signedIn(res)
+    const open = await stores(res)
+    if (!open) return
+    const issued = await bounded(addKey(open.keys, account.id, text(bodyOf(req), 'label', 60) ?? null, now()))
+    audit({ actor: key.id, action: 'key.create', account: account.id, key: issued.id })
+    sendJson(res, 201, { id: issued.id, key: issued.key, label: issued.label })
+  })
+
+  /** The key `:id` when it belongs to the signed-in account; answers 404 otherwise (another account's key is not there for you). */
+  async function ownKey(req: express.Request, res: express.Response, open: Stores): Promise<KeyRecord | undefined> {
+    const { account } = signedIn(res)
+    const id = String(req.params.id)
+    const target = await bounded(open.keys.getById(id))
+    if (target === undefined || target.accountId !== account.id) {
+      sendDetail(res, 404, 'Not Found')
+      return undefined
+    }
+    return target
+  }
+
+  router.post('/keys/:id/rotate', signIn, readJson, async (req, res) => {
+    const { key, account } = signedIn(res)
+    const open = await stores(res)
+    if (!open) return
+    const target = await ownKey(req, res, open)
+    if (!target) return
+    const grace = bodyOf(req).grace ?? 0
+    if (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0 || grace > maxGraceSeconds) {
+      return sendDetail(res, 400, `grace must be a whole number of seconds from 0 to ${maxGraceSeconds}`)
+    }
+    const time = now()
+    if (!isKeyActive(target, account, time)) return sendDetail(res, 409, 'This key is revoked or expired; create a new key instead')
+    const rotated = await bounded(rotateKey(open.keys, target.id, grace * 1000, time))
+    audit({ actor: key.id, action: 'key.rotate', account: account.id, key: rotated.id, previous: target.id })
+    sendJson(res, 201, { id: rotated.id, key: rotated.key, label: rotated.label, previous: keyView(rotated.previous, account, time) })
+  })
+
+  router.post('/keys/:id/revoke', signIn, async (req, res) => {
+    const { key, account } = signedIn(res)
+    const open = await stores(res)
+    if (!open) return
+    const target = await ownKey(req, res, open)
+    if (!target) return
+    const time = now()
+    const updated =
+      target.revokedAt === null ? await bounded(open.keys.update(target.id, { revokedAt: new Date(time).toISOString() })) : target
+    if (target.revokedAt === null) audit({ actor: key.id, action: 'key.revoke', account: account.id, key: target.id })
+    sendJson(res, 200, keyView(updated ?? target, account, time))
+  })
+
+  return router
+}

@@ -1,0 +1,107 @@
+// What every dashboard endpoint shares: JSON answers, bounded store calls, the body reader, the audit log.
+import express, { type NextFunction, type Request, type Response } from 'express'
+import type { Stores, UserVerificationMiddleware } from '../lib/index.js'
+
+/** A store that does not answer within this time is treated as unavailable. */
+const storeTimeout = 5000
+/** Seconds a client should wait after a 503. */
+const retryAfter = '5'
+
+/** One action taken in the dashboard, as the audit log records it: ids only, never key material, emails or names. */
+export interface AuditEvent {
+  /** `admin`, `signup`, or the id of the key that was signed in (`key_…`). */
+  actor: string
+  /** What was done, e.g. `key.create`, `key.rotate`, `key.revoke`, `account.create`, `account.plan`, `account.disable`. */
+  action: string
+  /** The account acted on. */
+  account: string
+  /** The key acted on or created, when there is one. */
+  key?: string
+  /** The previous key of a rotation. */
+  previous?: string
+  /** The new plan of a plan change or a new account. */
+  plan?: string
+}
+
+/** Receives one {@link AuditEvent} per admin or key action. */
+export type AuditLog = (event: AuditEvent) => void
+
+/** Answers `{ detail }` with `status`, never cached (answers hold usage and keys). */
+export function sendDetail(res: Response, status: number, detail: string): void {
+  res.set('Cache-Control', 'no-store').status(status).json({ detail })
+}
+
+/** Answers a JSON body, never cached. */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  res.set('Cache-Control', 'no-store').status(status).json(body)
+}
+
+/** The store failed or did not answer in time: 503 with `Retry-After`, as the API answers. */
+export function unavailable(res: Response): void {
+  res.set('Retry-After', retryAfter)
+  sendDetail(res, 503, 'Tool service unavailable')
+}
+
+/** Rejects when `promise` takes longer than {@link storeTimeout}. */
+export async function bounded<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error('store timeout')), storeTimeout)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The open stores, waiting for the middleware's first open if needed; `undefined` when they cannot be opened. */
+export async function storesOf(middleware: UserVerificationMiddleware): Promise<Stores | undefined> {
+  const open = middleware.stores()
+  if (open) return open
+  try {
+    await bounded(middleware.ready)
+  } catch {
+    return undefined
+  }
+  return middleware.stores()
+}
+
+/** Reads a small JSON object body whatever the content type says; a bad one answers 400 in {@link dashboardErrors}. */
+export const readJson = express.json({ limit: '4kb', type: () => true, strict: true })
+
+/** The body as an object with string keys, `{}` for anything else. */
+export function bodyOf(req: Request): Record<string, unknown> {
+  const body: unknown = req.body
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+}
+
+/** A trimmed string member of the body, `undefined` when absent, empty or not a string. */
+export function text(body: Record<string, unknown>, name: string, max = 200): string | undefined {
+  const value = body[name]
+  if (typeof value !== 'string') return undefined
+  const trimmed = value.trim()
+  return trimmed === '' ? undefined : trimmed.slice(0, max)
+}
+
+/** The dashboard API's last handler: body errors answer 400, anything else (a failed store) 503, never an HTML page. */
+export function dashboardErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent) return next(error)
+  const status = (error as { status?: unknown } | null)?.status
+  if (status === 413) return sendDetail(res, 413, 'Request body too large')
+  if (typeof status === 'number' && status >= 400 && status < 500) return sendDetail(res, 400, 'Bad Request')
+  unavailable(res)
+}
+
+/** The current month's days as `YYYY-MM-DD` bounds: the first of the month and today (UTC). */
+export function monthToDate(now: number): { from: string; to: string } {
+  const today = new Date(now).toISOString().slice(0, 10)
+  return { from: `${today.slice(0, 7)}-01`, to: today }
+}
+
+/** The 13 months up to `now`'s, as `YYYY-MM` bounds. */
+export function lastMonths(now: number, count = 13): { from: string; to: string } {
+  const date = new Date(now)
+  const from = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - (count - 1), 1))
+  return { from: from.toISOString().slice(0, 7), to: date.toISOString().slice(0, 7) }
+}

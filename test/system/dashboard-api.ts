@@ -1,0 +1,217 @@
+// The dashboard's JSON API without a browser: what is offered by default, admin-token handling, rate limits, sign-up rules, key ownership, log hygiene.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { addKey, createAccount, issueKey, userVerification } from '../../lib/index.js'
+import { loggedPath } from '../../server/app.js'
+import { adminTokenMatches, loadAdminToken } from '../../server/dashboard-auth.js'
+import { createDashboard } from '../../server/dashboard.js'
+import { mailDomain, startDashboardApp } from '../fixtures/dashboard-app.js'
+import { memoryStores } from '../fixtures/create-api.js'
+
+const adminToken = 'api-test-admin-token-0123456789'
+
+async function request(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  const response = await fetch(url + path, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body)
+  })
+  const text = await response.text()
+  let body: any = text
+  try {
+    body = JSON.parse(text)
+  } catch {}
+  return { status: response.status, headers: response.headers, body }
+}
+
+const admin = { authorization: `Bearer ${adminToken}` }
+
+t.test('by default: no admin view and no sign-up, only the account view and plans', async (t) => {
+  const app = await startDashboardApp(t)
+  const config = await request(app.url, '/dashboard/api/config')
+  t.match(config.body, {
+    signup: false,
+    admin: false,
+    upgrade: null,
+    plans: [{ name: 'free', limit: 25 }, { name: 'basic' }, { name: 'pro' }]
+  })
+  t.equal((await request(app.url, '/dashboard/api/admin/accounts', { headers: admin })).status, 404, 'no admin API without a token')
+  t.equal((await request(app.url, '/dashboard/api/signup', { method: 'POST', body: { name: 'Jane Doe', email: 'j@x.com' } })).status, 404)
+  const page = await fetch(`${app.url}/dashboard`)
+  const csp = page.headers.get('content-security-policy') ?? ''
+  t.match(csp, /default-src 'none'/)
+  t.notMatch(csp, /unsafe-inline|unsafe-eval/)
+  t.equal(page.headers.get('set-cookie'), null, 'no cookies')
+  const chart = await fetch(`${app.url}/dashboard/vendor/uplot.js`)
+  t.equal(chart.status, 200, 'the charting library is served from the package')
+  t.match(await chart.text(), /uPlot/)
+})
+
+t.test('admin token: bearer only, compared in constant time, 401 otherwise; never logged', async (t) => {
+  const app = await startDashboardApp(t, { adminToken })
+  t.equal((await request(app.url, '/dashboard/api/config')).body.admin, true)
+  const attempts: Array<Record<string, string>> = [
+    {},
+    { authorization: adminToken },
+    { authorization: 'Bearer wrong' },
+    { authorization: `Bearer ${adminToken}x` }
+  ]
+  for (const headers of attempts) {
+    const reply = await request(app.url, '/dashboard/api/admin/accounts', { headers })
+    t.equal(reply.status, 401, JSON.stringify(Object.keys(headers)))
+    t.equal(reply.headers.get('www-authenticate'), 'Bearer')
+  }
+  t.equal((await request(app.url, '/dashboard/api/admin/accounts', { headers: admin })).status, 200)
+  t.equal((await request(app.url, `/dashboard/api/admin/accounts?token=${adminToken}`)).status, 401, 'not from the query string')
+  t.ok(adminTokenMatches('a'.repeat(20), 'a'.repeat(20)))
+  t.notOk(adminTokenMatches('a'.repeat(20), 'a'.repeat(21)), 'different lengths compare without throwing')
+  t.notOk(adminTokenMatches('', 'a'.repeat(20)))
+
+  const created = await request(app.url, '/dashboard/api/admin/accounts', {
+    method: 'POST',
+    headers: admin,
+    body: { name: 'Zed Zebra', email: 'Zed@Example.org', plan: 'pro' }
+  })
+  t.equal(created.status, 201)
+  t.match(created.body, { account: { plan: 'pro', email: 'zed@example.org' }, key: { key: /^uv_/ } })
+  const again = await request(app.url, '/dashboard/api/admin/accounts', {
+    method: 'POST',
+    headers: admin,
+    body: { name: 'Z', email: 'zed@example.org' }
+  })
+  t.equal(again.status, 409, 'one account per address')
+  const badPlan = await request(app.url, `/dashboard/api/admin/accounts/${created.body.account.id}`, {
+    method: 'PATCH',
+    headers: admin,
+    body: { plan: 'platinum' }
+  })
+  t.equal(badPlan.status, 400)
+  t.equal((await request(app.url, '/dashboard/api/admin/accounts/acct_000000000000', { headers: admin })).status, 404)
+  t.equal(
+    (await request(app.url, '/dashboard/api/admin/accounts', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' } }))
+      .status,
+    400,
+    'an empty body is a 400, not a 500'
+  )
+  for (const secret of [adminToken, created.body.key.key, 'zed@example.org', 'Zed Zebra'])
+    t.notOk(
+      app.logger.lines.some((line) => line.toLowerCase().includes(secret.toLowerCase())),
+      'not logged'
+    )
+  t.match(app.audit(), [
+    { actor: 'admin', action: 'account.create', account: created.body.account.id, key: created.body.key.id, plan: 'pro' }
+  ])
+})
+
+t.test(
+  'loadAdminToken: the file’s first line or UV_ADMIN_TOKEN; short tokens and unreadable files refused without echoing the token',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'uv-admin-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'token')
+    writeFileSync(file, `${adminToken}\nsecond line\n`)
+    t.equal(loadAdminToken(file, {}), adminToken)
+    t.equal(loadAdminToken(undefined, { UV_ADMIN_TOKEN: adminToken }), adminToken)
+    t.equal(loadAdminToken(file, { UV_ADMIN_TOKEN: 'other-token-other-token' }), adminToken, 'the file wins')
+    t.equal(loadAdminToken(undefined, {}), undefined, 'no token: no admin view')
+    writeFileSync(file, 'short-secret\n')
+    t.throws(() => loadAdminToken(file, {}), /at least 16 characters/)
+    try {
+      loadAdminToken(file, {})
+    } catch (error) {
+      t.notMatch((error as Error).message, /short-secret/, 'the message never holds the token')
+    }
+    t.throws(() => loadAdminToken(join(dir, 'missing'), {}), /cannot read --admin-token-file .*ENOENT/)
+    const middleware = userVerification({ store: memoryStores(), logger: { warn() {}, error() {} } })
+    t.teardown(() => middleware.close())
+    t.throws(() => createDashboard(middleware, { adminToken: 'too-short' }), RangeError)
+    t.throws(() => createDashboard(middleware, { signup: true, signupPlan: 'gold' }), /sign-up plan "gold"/)
+  }
+)
+
+t.test('failed sign-ins are rate-limited per address; signed-in requests are not counted', async (t) => {
+  const app = await startDashboardApp(t, { adminToken, rateLimit: { failedSignIns: 3, perIp: 1000 } })
+  const { key } = await issueKey(app.stores.keys, 'free')
+  for (let i = 0; i < 5; i++) t.equal((await request(app.url, '/dashboard/api/account', { headers: { 'x-api-token': key } })).status, 200)
+  for (let i = 0; i < 3; i++)
+    t.equal((await request(app.url, '/dashboard/api/account', { headers: { 'x-api-token': `uv_wrong${i}` } })).status, 401)
+  const limited = await request(app.url, '/dashboard/api/account', { headers: { 'x-api-token': key } })
+  t.equal(limited.status, 429, 'past the limit even a right key waits')
+  t.ok(Number(limited.headers.get('retry-after')) > 0)
+  t.equal((await request(app.url, '/dashboard/api/admin/accounts', { headers: admin })).status, 429, 'admin sign-in shares the limit')
+})
+
+t.test('the dashboard API is rate-limited per address like the API', async (t) => {
+  const app = await startDashboardApp(t, { rateLimit: { perIp: 5 } })
+  const statuses = await Promise.all(Array.from({ length: 12 }, () => request(app.url, '/dashboard/api/config').then((r) => r.status)))
+  t.ok(statuses.filter((status) => status === 429).length >= 1, `some refused: ${statuses.join(',')}`)
+  t.ok(statuses.filter((status) => status === 200).length <= 10, 'at most two windows of 5 pass')
+})
+
+t.test('sign-up: screened, one account per address (any case), rate-limited per address', async (t) => {
+  const app = await startDashboardApp(t, { signup: true, rateLimit: { signups: 4 } })
+  const signup = (name: string, email: string) => request(app.url, '/dashboard/api/signup', { method: 'POST', body: { name, email } })
+  const first = await signup('Jane Doe', `jane@${mailDomain}`)
+  t.equal(first.status, 201)
+  t.match(first.body, { account: { plan: 'free' }, key: { key: /^uv_/, id: /^key_/ } })
+  const duplicate = await signup('Jane Doe', `JANE@${mailDomain.toUpperCase()}`)
+  t.strictSame([duplicate.status, duplicate.body.field], [409, 'email'], 'one account per address, whatever the case')
+  const junk = await signup('asdfgh qwerty', `other@${mailDomain}`)
+  t.strictSame([junk.status, junk.body.field], [422, 'name'])
+  t.equal((await signup('', '')).status, 422)
+  const limited = await signup('John Smith', `john@${mailDomain}`)
+  t.equal(limited.status, 429, 'the fifth attempt from one address')
+  t.equal((await request(app.url, '/dashboard/api/signup')).status, 405)
+  t.notOk(
+    app.logger.lines.some((line) => /jane|Doe|asdfgh/i.test(line)),
+    'no email or name logged'
+  )
+})
+
+t.test("a key acts only on its own account's keys; bad grace periods are refused", async (t) => {
+  const app = await startDashboardApp(t)
+  const mine = await issueKey(app.stores.keys, 'free')
+  const account = await createAccount(app.stores.keys, { name: 'Other', plan: 'free' })
+  const theirs = await addKey(app.stores.keys, account.id)
+  const as = { 'x-api-token': mine.key }
+  t.equal((await request(app.url, `/dashboard/api/keys/${theirs.id}/revoke`, { method: 'POST', headers: as })).status, 404)
+  t.equal((await request(app.url, `/dashboard/api/keys/${theirs.id}/rotate`, { method: 'POST', headers: as, body: {} })).status, 404)
+  t.equal(await app.call(theirs.key), 200, 'their key untouched')
+  for (const grace of [-1, 1.5, '60', 31 * 86_400]) {
+    const reply = await request(app.url, `/dashboard/api/keys/${mine.id}/rotate`, { method: 'POST', headers: as, body: { grace } })
+    t.equal(reply.status, 400, `grace ${JSON.stringify(grace)}`)
+  }
+  const created = await request(app.url, '/dashboard/api/keys', { method: 'POST', headers: as, body: { label: '<b>staging</b>' } })
+  t.strictSame([created.status, created.body.label], [201, '<b>staging</b>'], 'labels are stored as typed; the page escapes them')
+  const revoked = await request(app.url, `/dashboard/api/keys/${created.body.id}/revoke`, { method: 'POST', headers: as })
+  t.match(revoked.body, { id: created.body.id, active: false, revokedAt: /^\d{4}-/ })
+  t.equal(await app.call(created.body.key), 401)
+  for (const [body, status] of [
+    ['{', 400],
+    ['x'.repeat(5000), 413],
+    ['[1,2]', 201]
+  ] as const) {
+    const response = await fetch(`${app.url}/dashboard/api/keys`, {
+      method: 'POST',
+      headers: { ...as, 'content-type': 'application/json' },
+      body
+    })
+    t.equal(response.status, status, `body ${body.slice(0, 8)}`)
+    const answer = (await response.json()) as { key?: string; detail?: string }
+    t.type(status === 201 ? answer.key : answer.detail, 'string', 'a JSON answer')
+  }
+  const view = await request(app.url, '/dashboard/api/account', { headers: as })
+  t.notOk(JSON.stringify(view.body).includes('hash'), 'no key digests in the answer')
+  t.equal(view.headers.get('cache-control'), 'no-store')
+})
+
+t.test('request log: dashboard routes by shape with ids as :id, anything else (other)', async (t) => {
+  t.equal(loggedPath('/dashboard/api/keys/key_0123456789ab/rotate'), '/dashboard/api/keys/:id/rotate')
+  t.equal(loggedPath('/dashboard/api/admin/accounts/acct_0123456789ab'), '/dashboard/api/admin/accounts/:id')
+  t.equal(loggedPath('/dashboard/api/account'), '/dashboard/api/account')
+  t.equal(loggedPath('/dashboard/vendor/uplot.js'), '/dashboard/vendor/uplot.js')
+  t.equal(loggedPath('/dashboard/api/jane@example.com'), '(other)')
+  t.equal(loggedPath('/dashboard/api/keys/jane.doe/rotate'), '(other)')
+})
