@@ -7,6 +7,9 @@ export type { Options } from './http/options.js'
 // The library core, for checks without HTTP, keys or quota.
 export { verify, createVerifier, presentFields } from './verify.js'
 export type { Verifier, VerifierOptions, PresentFields } from './verify.js'
+// Many rows at once (files, queues, database cursors), in order, with bounded concurrency.
+export { verifyMany } from './verify-many.js'
+export type { VerifyManyOptions, VerifyManyItem } from './verify-many.js'
 // The verifiers on their own, to reuse or to wrap in a custom verifier.
 export { createEmailVerifier } from './email/verifier.js'
 export type { EmailVerifierOptions } from './email/verifier.js'

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util'
 import { serve } from './serve.js'
 import { runAccountCommand, runKeyCommand, runUsageCommand, type CommandSettings } from './key-commands.js'
+import { CheckError, runCheck } from './commands/check.js'
 
 const usage = `Usage:
   user-verification serve [--port 8080] [--host 127.0.0.1] [--store URL] [--dns-servers ip[:port],...]
@@ -22,6 +23,10 @@ const usage = `Usage:
   user-verification keys rotate <key> [--grace DURATION] [--store URL] [--json]   (DURATION: 0, 30m, 24h, 7d)
   user-verification keys revoke <key> [--store URL] [--json]
   user-verification usage <account> [--daily] [--from DATE] [--to DATE] [--store URL] [--json]
+  user-verification check <email> [--firstname X] [--lastname Y] [--json] [DNS options as for serve]
+  user-verification check --input FILE --output FILE [--format csv|jsonl] [--email-column NAME]
+                          [--firstname-column NAME] [--lastname-column NAME] [--concurrency N] [--overwrite]
+                          [--server URL --key KEY] [--progress-interval S] [--quiet] [--json] [DNS options]
 
 Environment: PORT, HOST, UV_STORE, UV_DNS_SERVERS. Default store: sqlite://./user-verification.sqlite`
 
@@ -35,6 +40,31 @@ function integer(name: string, text: string | undefined, fallback: number, min: 
   const value = Number(text)
   if (!Number.isInteger(value) || value < min) throw new UsageError(`--${name} must be an integer >= ${min}, got "${text}"`)
   return value
+}
+
+/** The DNS options `serve` and `check` share, from their flags and `UV_DNS_SERVERS`. */
+function dnsOptionsOf(values: Record<string, string | boolean | undefined>) {
+  const optional = (name: string, min: number) => {
+    const text = values[name]
+    return typeof text === 'string' ? integer(name, text, 0, min) : undefined
+  }
+  const servers = (typeof values['dns-servers'] === 'string' ? values['dns-servers'] : process.env.UV_DNS_SERVERS)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  const cache = {
+    max: optional('dns-cache-size', 1),
+    positiveTtl: optional('dns-positive-ttl', 1),
+    negativeTtl: optional('dns-negative-ttl', 1),
+    unknownTtl: optional('dns-unknown-ttl', 1)
+  }
+  const cacheGiven = Object.values(cache).some((value) => value !== undefined)
+  return {
+    dnsServers: servers && servers.length > 0 ? servers : undefined,
+    dnsTimeout: optional('dns-timeout', 1),
+    dnsTries: optional('dns-tries', 1),
+    dnsCache: cacheGiven ? Object.fromEntries(Object.entries(cache).filter(([, value]) => value !== undefined)) : undefined
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -75,6 +105,19 @@ async function main(argv: string[]): Promise<void> {
       from: { type: 'string' },
       to: { type: 'string' },
       json: { type: 'boolean' },
+      firstname: { type: 'string' },
+      lastname: { type: 'string' },
+      input: { type: 'string' },
+      output: { type: 'string' },
+      format: { type: 'string' },
+      'email-column': { type: 'string' },
+      'firstname-column': { type: 'string' },
+      'lastname-column': { type: 'string' },
+      concurrency: { type: 'string' },
+      overwrite: { type: 'boolean' },
+      'progress-interval': { type: 'string' },
+      server: { type: 'string' },
+      key: { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }
   })
@@ -85,21 +128,11 @@ async function main(argv: string[]): Promise<void> {
   const store = values.store ?? process.env.UV_STORE ?? defaultStore
   switch (command) {
     case 'serve': {
-      const dnsServers = (values['dns-servers'] ?? process.env.UV_DNS_SERVERS)
-        ?.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
       const optional = (name: keyof typeof values, min: number) => {
         const text = values[name]
         return typeof text === 'string' ? integer(name, text, 0, min) : undefined
       }
-      const dnsCache = {
-        max: optional('dns-cache-size', 1),
-        positiveTtl: optional('dns-positive-ttl', 1),
-        negativeTtl: optional('dns-negative-ttl', 1),
-        unknownTtl: optional('dns-unknown-ttl', 1)
-      }
-      const dnsCacheGiven = Object.values(dnsCache).some((value) => value !== undefined)
+      const { dnsServers, dnsTimeout, dnsTries, dnsCache } = dnsOptionsOf(values)
       await serve({
         port: integer('port', values.port ?? process.env.PORT, 8080, 0),
         host: values.host ?? process.env.HOST ?? '127.0.0.1',
@@ -107,10 +140,10 @@ async function main(argv: string[]): Promise<void> {
         demoKey: !values['no-demo-key'],
         workers: integer('workers', values.workers, 1, 1),
         quiet: values.quiet ?? false,
-        dnsServers: dnsServers && dnsServers.length > 0 ? dnsServers : undefined,
-        dnsTimeout: optional('dns-timeout', 1),
-        dnsTries: optional('dns-tries', 1),
-        dnsCache: dnsCacheGiven ? Object.fromEntries(Object.entries(dnsCache).filter(([, value]) => value !== undefined)) : undefined,
+        dnsServers,
+        dnsTimeout,
+        dnsTries,
+        dnsCache,
         bodyLimit: optional('body-limit', 64),
         maxInFlight: optional('max-in-flight', 0),
         maxEventLoopDelay: optional('max-event-loop-delay', 0),
@@ -140,6 +173,34 @@ async function main(argv: string[]): Promise<void> {
       const run = command === 'accounts' ? runAccountCommand : command === 'keys' ? runKeyCommand : runUsageCommand
       return run(positionals, settings)
     }
+    case 'check': {
+      if (positionals.length > 1) throw new UsageError('check takes one email address; quote values with spaces')
+      const format = values.format
+      if (format !== undefined && format !== 'csv' && format !== 'jsonl')
+        throw new UsageError(`--format must be csv or jsonl, got "${format}"`)
+      const given = (name: 'concurrency' | 'progress-interval', min: number) =>
+        values[name] === undefined ? undefined : integer(name, values[name], 0, min)
+      process.exitCode = await runCheck({
+        email: positionals[0],
+        firstname: values.firstname,
+        lastname: values.lastname,
+        input: values.input,
+        output: values.output,
+        format,
+        emailColumn: values['email-column'],
+        firstnameColumn: values['firstname-column'],
+        lastnameColumn: values['lastname-column'],
+        concurrency: given('concurrency', 1),
+        progressInterval: given('progress-interval', 1),
+        overwrite: values.overwrite ?? false,
+        json: values.json ?? false,
+        quiet: values.quiet ?? false,
+        server: values.server,
+        key: values.key ?? process.env.UV_API_KEY,
+        dns: Object.fromEntries(Object.entries(dnsOptionsOf(values)).filter(([, value]) => value !== undefined))
+      })
+      return
+    }
     default:
       throw new UsageError(`unknown command "${command}"`)
   }
@@ -149,5 +210,5 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   const isUsage = error instanceof UsageError || (error as { code?: string } | null)?.code?.startsWith('ERR_PARSE_ARGS')
   process.stderr.write(`user-verification: ${error instanceof Error ? error.message : String(error)}\n`)
   if (isUsage) process.stderr.write('\n' + usage + '\n')
-  process.exit(isUsage ? 2 : 1)
+  process.exit(isUsage || error instanceof CheckError ? 2 : 1)
 })
