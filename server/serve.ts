@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { issueKey, openStores, userVerification, type EmailVerifierOptions, type IssuedKey, type Stores } from '../lib/index.js'
 import { apiPath, createApp } from './app.js'
+import { loadAdminToken } from './dashboard.js'
 import { createJsonLogger } from './logger.js'
 
 /** Settings of {@link serve}, as the CLI and its environment variables give them. */
@@ -25,6 +26,12 @@ export interface ServeSettings extends EmailVerifierOptions {
   headersTimeout: number
   /** Time a client has to send the whole request, in ms. */
   requestTimeout: number
+  /** File whose first line is the dashboard's admin token; without it `UV_ADMIN_TOKEN`, without both no admin view. */
+  adminTokenFile?: string | undefined
+  /** Self-serve sign-up on the dashboard. */
+  signup?: boolean
+  /** Where to upgrade (a URL becomes a link, other text is shown as is), shown past 80% of a plan. */
+  upgrade?: string | undefined
   /** Open connections per process above which new ones are dropped; `undefined` derives it from the descriptor limit. */
   maxConnections?: number | undefined
 }
@@ -97,12 +104,33 @@ export async function serve(settings: ServeSettings): Promise<void> {
     quiet: _quiet,
     headersTimeout,
     requestTimeout,
+    adminTokenFile,
+    signup,
+    upgrade,
     maxConnections,
     ...options
   } = settings
+  let adminToken: string | undefined
+  try {
+    adminToken = loadAdminToken(adminTokenFile)
+  } catch (error) {
+    say(`user-verification: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(2)
+  }
   const middleware = userVerification({ ...options, store: stores, logger })
   await middleware.ready
-  const app = createApp(middleware, logger)
+  // Audit lines are written even with --quiet, which only drops the per-request lines.
+  const auditLog = createJsonLogger(process.stdout, false)
+  const { dnsServers, dnsTimeout, dnsTries, dnsCache } = options
+  const app = createApp(middleware, logger, {
+    adminToken,
+    signup,
+    upgrade,
+    verifier: Object.fromEntries(Object.entries({ dnsServers, dnsTimeout, dnsTries, dnsCache }).filter(([, value]) => value !== undefined)),
+    audit: (event) => auditLog.info('audit', { ...event }),
+    // The dashboard's per-address limit follows the API's when one is set.
+    ...(options.rateLimit?.perIp ? { rateLimit: { perIp: options.rateLimit.perIp } } : {})
+  })
   let stopping = false
   // Slow clients must not hold sockets open: bounded header and whole-request times. Node enforces
   // both from a periodic sweep (every 30 s by default), so sweep often enough to cut on time.

@@ -18,6 +18,8 @@ export interface QuotaCompensationOptions {
   interval?: number
   /** How long a cancel is retried before it is given up (and logged), in ms. Defaults to 1 hour. */
   giveUpAfter?: number
+  /** The clock for `giveUpAfter`, in ms since the epoch. Defaults to `Date.now`. */
+  now?: () => number
 }
 
 /**
@@ -31,14 +33,16 @@ export class QuotaCompensation {
   readonly #logger: Logger
   readonly #interval: number
   readonly #giveUpAfter: number
+  readonly #now: () => number
   #timer: NodeJS.Timeout | undefined
-  #running = false
+  #running: Promise<void> | undefined
   #quota: QuotaStore | undefined
 
   constructor(options: QuotaCompensationOptions) {
     this.#logger = options.logger
     this.#interval = options.interval ?? 1000
     this.#giveUpAfter = options.giveUpAfter ?? 3600_000
+    this.#now = options.now ?? Date.now
   }
 
   /** Consumes waiting to be undone. */
@@ -50,37 +54,43 @@ export class QuotaCompensation {
   add(quota: QuotaStore, operation: string, accountId: string, period: string, amount: number, day?: string): void {
     if (quota.cancel === undefined) return
     this.#quota = quota
-    this.#pending.set(operation, { operation, accountId, period, amount, day, since: Date.now() })
+    this.#pending.set(operation, { operation, accountId, period, amount, day, since: this.#now() })
     this.#timer ??= setInterval(() => void this.flush(), this.#interval).unref()
     void this.flush()
   }
 
-  /** Tries every pending cancel once; resolves when each has answered or failed. */
-  async flush(): Promise<void> {
+  /**
+   * Tries every pending cancel once; resolves when each has answered or failed. While a pass runs,
+   * resolves with that pass.
+   */
+  flush(): Promise<void> {
     const quota = this.#quota
-    if (this.#running || quota?.cancel === undefined) return
-    this.#running = true
-    try {
-      for (const item of [...this.#pending.values()]) {
-        try {
-          const undone = await quota.cancel(item.operation, item.accountId, item.period, item.amount, item.day)
-          this.#pending.delete(item.operation)
-          if (undone)
-            this.#logger.warn(`user-verification: gave back ${item.amount} units of account ${item.accountId} consumed without an answer`)
-        } catch (error) {
-          if (Date.now() - item.since < this.#giveUpAfter) continue
-          this.#pending.delete(item.operation)
-          this.#logger.error(
-            `user-verification: ERR_UV_REFUND could not undo a consume of ${item.amount} units of account ${item.accountId}: ${toError(error).message}`,
-            { code: 'ERR_UV_REFUND' }
-          )
-        }
-      }
-    } finally {
-      this.#running = false
+    if (this.#running !== undefined) return this.#running
+    if (quota?.cancel === undefined) return Promise.resolve()
+    this.#running = this.#pass(quota).finally(() => {
+      this.#running = undefined
       if (this.#pending.size === 0 && this.#timer !== undefined) {
         clearInterval(this.#timer)
         this.#timer = undefined
+      }
+    })
+    return this.#running
+  }
+
+  async #pass(quota: QuotaStore): Promise<void> {
+    for (const item of [...this.#pending.values()]) {
+      try {
+        const undone = await quota.cancel!(item.operation, item.accountId, item.period, item.amount, item.day)
+        this.#pending.delete(item.operation)
+        if (undone)
+          this.#logger.warn(`user-verification: gave back ${item.amount} units of account ${item.accountId} consumed without an answer`)
+      } catch (error) {
+        if (this.#now() - item.since < this.#giveUpAfter) continue
+        this.#pending.delete(item.operation)
+        this.#logger.error(
+          `user-verification: ERR_UV_REFUND could not undo a consume of ${item.amount} units of account ${item.accountId}: ${toError(error).message}`,
+          { code: 'ERR_UV_REFUND' }
+        )
       }
     }
   }

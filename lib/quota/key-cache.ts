@@ -30,11 +30,7 @@ export class KeyCache {
    * is read again: a 401 is always decided on fresh records, so re-enabling shows at once too.
    */
   async lookup(stores: Stores, hash: string, now: number = Date.now()): Promise<KeyEntry> {
-    if (stores.quota.keysVersion === undefined) {
-      if (stores.keys.getKeyWithAccount !== undefined) return { ...(await stores.keys.getKeyWithAccount(hash)), version: undefined }
-      const record = await stores.keys.getByHash(hash)
-      return { record, account: record === undefined ? undefined : await stores.keys.getAccount(record.accountId), version: undefined }
-    }
+    if (stores.quota.keysVersion === undefined) return { ...(await readKey(stores, hash)), version: undefined }
     const cached = this.#entries.get(hash)
     if (cached !== undefined) {
       if (isKeyActive(cached.record, cached.account, now)) return cached
@@ -42,8 +38,7 @@ export class KeyCache {
     }
     // The version is read before the records: a change in between shows up as a newer version.
     const version = await stores.quota.keysVersion()
-    const record = await stores.keys.getByHash(hash)
-    const account = record === undefined ? undefined : await stores.keys.getAccount(record.accountId)
+    const { record, account } = await readKey(stores, hash)
     // An expiring key is cached too: its `expiresAt` is checked against the clock on every request.
     if (record !== undefined && account !== undefined && isKeyActive(record, account, now))
       this.#entries.set(hash, { record, account, version })
@@ -67,4 +62,14 @@ export class KeyCache {
     this.#entries.delete(hash)
     return false
   }
+}
+
+/**
+ * A key and its account as they are now. Unknown, revoked and disabled keys take this same path
+ * (one combined read where the store has one), so a 401 does not tell them apart by its timing.
+ */
+async function readKey(stores: Stores, hash: string): Promise<{ record: KeyRecord | undefined; account: Account | undefined }> {
+  if (stores.keys.getKeyWithAccount !== undefined) return stores.keys.getKeyWithAccount(hash)
+  const record = await stores.keys.getByHash(hash)
+  return { record, account: record === undefined ? undefined : await stores.keys.getAccount(record.accountId) }
 }

@@ -172,7 +172,11 @@ export function dailyChart(container, { period, daily, today, summary, table }) 
       height: width < 480 ? 180 : 220,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(5, Math.ceil(max * 1.15))] } },
+      // Half a day either side, so the first and last bars are drawn whole.
+      scales: {
+        x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+        y: { range: (_u, _min, max) => [0, Math.max(5, Math.ceil(max * 1.15))] }
+      },
       axes: [
         { ...axis, values: (_u, ticks) => ticks.map((tick) => String(new Date(tick * 1000).getUTCDate())) },
         { ...axis, size: 48, values: (_u, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? numbers.format(tick) : '')) }

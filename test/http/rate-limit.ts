@@ -1,7 +1,6 @@
 // lib/http/rate-limit.ts: option checks, per-key and per-IP limits on a real Express app, fail-closed counters, shared Redis counters.
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { createClient } from '@keyv/redis'
 import express, { type RequestHandler } from 'express'
 import t from 'tap'
@@ -19,6 +18,7 @@ import {
   type SendCommand
 } from '../../lib/http/rate-limit.js'
 import { captureLogger, memoryStores, startApi } from '../fixtures/create-api.js'
+import { listen } from '../fixtures/listen.js'
 import { cliPath, startServe } from '../fixtures/spawn-cli.js'
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
@@ -44,14 +44,7 @@ async function limitedApp(
   app.post('/api', (_req, res) => {
     res.json({ ok: true })
   })
-  const server = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  t.teardown(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-    await limiters.close()
-  })
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`
+  const url = (await listen(app, t, () => limiters.close())).url + '/api'
   return {
     url,
     logger,

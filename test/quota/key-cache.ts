@@ -24,12 +24,25 @@ async function setup(t: { teardown(fn: () => unknown): void }, name: string) {
     await cli.close()
     await server.close()
   })
+  // Key reads the cache asks for (a combined key-and-account read counts once).
   let reads = 0
+  let inside = false
   const getByHash = server.keys.getByHash.bind(server.keys)
   server.keys.getByHash = async (hash) => {
-    reads++
+    if (!inside) reads++
     return getByHash(hash)
   }
+  const getKeyWithAccount = server.keys.getKeyWithAccount?.bind(server.keys)
+  if (getKeyWithAccount !== undefined)
+    server.keys.getKeyWithAccount = async (hash) => {
+      reads++
+      inside = true
+      try {
+        return await getKeyWithAccount(hash)
+      } finally {
+        inside = false
+      }
+    }
   const api = await startApi({ ...verifiers, store: server })
   t.teardown(() => api.close())
   return { api, cli, reads: () => reads }
@@ -79,4 +92,49 @@ t.test('another key changing does not disturb the answer, only costs a re-read',
   t.equal(reply.status, 200)
   t.equal(reads(), before + 1)
   t.equal(await cli.quota.get(mine.account, periodOf(Date.now()).id), 2)
+})
+
+t.test('unknown and revoked keys take the same path to 401: the same store calls per request', async (t) => {
+  const url = `sqlite://${join(dir, 'same-path.sqlite')}`
+  const server = await openStores(url)
+  t.teardown(() => server.close())
+  // The calls the cache makes; inside the key store each combined read is one backend round trip
+  // (a get for a digest it has never resolved, a getMany of key and account after that).
+  const calls: string[] = []
+  const keys = server.keys as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  let inside = false
+  for (const name of ['getByHash', 'getAccount', 'getKeyWithAccount']) {
+    const inner = keys[name]!.bind(server.keys)
+    keys[name] = async (...args) => {
+      if (inside) return inner(...args)
+      calls.push(name)
+      inside = name === 'getKeyWithAccount'
+      try {
+        return await inner(...args)
+      } finally {
+        inside = false
+      }
+    }
+  }
+  const keysVersion = server.quota.keysVersion!.bind(server.quota)
+  server.quota.keysVersion = async () => {
+    calls.push('keysVersion')
+    return keysVersion()
+  }
+  const api = await startApi({ ...verifiers, store: server })
+  t.teardown(() => api.close())
+  const revoked = await issueKey(server.keys, 'pro')
+  await server.keys.update(revoked.id, { revokedAt: new Date().toISOString() })
+  const unknown = `uv_${'x'.repeat(43)}`
+  // The first sight of a digest may read more (the store learns the key's account); then compare.
+  for (const token of [revoked.key, unknown]) t.equal((await api.post(one, { token })).status, 401)
+  const pathOf = async (token: string) => {
+    calls.length = 0
+    for (let i = 0; i < 5; i++) t.equal((await api.post(one, { token })).status, 401)
+    return [...calls]
+  }
+  const revokedPath = await pathOf(revoked.key)
+  const unknownPath = await pathOf(unknown)
+  t.ok(revokedPath.length > 0, `the store is asked every time (${revokedPath.length / 5} calls a request)`)
+  t.strictSame(revokedPath, unknownPath, 'the same calls, in the same order, for a revoked and an unknown key')
 })

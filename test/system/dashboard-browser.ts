@@ -311,7 +311,15 @@ async function everyView(t: Test, viewport: Viewport, scheme: 'light' | 'dark') 
   await page.goto(`${app.url}/dashboard#signup`)
   await waitBody(page, 'ready', 'true')
   const key = await signUp(page, 'Grace Hopper', `grace@${mailDomain}`)
-  for (let i = 0; i < 7; i++) await app.call(key, { email: `g@${mailDomain}`, firstname: 'Grace', lastname: 'Hopper' })
+  // Seven requests of three units, spread over the month's last days so the chart has bars to show.
+  const day = 86_400_000
+  const dayOfMonth = new Date(app.now()).getUTCDate()
+  for (let i = 0; i < 7; i++) {
+    const back = Math.min(6 - i, dayOfMonth - 1) * day
+    app.advance(-back)
+    t.equal(await app.call(key, { email: `g@${mailDomain}`, firstname: 'Grace', lastname: 'Hopper' }), 200)
+    app.advance(back)
+  }
   await shot(page, `signup-${size}-${scheme}`)
   await page.click('nav [data-nav="account"]')
   await page.check('#remember')
@@ -320,7 +328,12 @@ async function everyView(t: Test, viewport: Viewport, scheme: 'light' | 'dark') 
   await waitBody(page, 'state', 'loaded')
   t.ok((await page.evaluate('Object.keys(localStorage).length')) === 1, 'remembering is opt-in and stores the key when ticked')
   t.equal(await overflow(page), 0, `account view fits ${viewport.width} px`)
+  t.equal(await page.getAttribute('#daily-chart', 'data-total'), '21')
   await shot(page, `account-${size}-${scheme}`)
+  if (size === 'desktop' && scheme === 'light') {
+    await page.evaluate('window.scrollTo(0, 0)')
+    await page.screenshot({ path: `${shots}/readme.png` })
+  }
   await page.goto(`${app.url}/dashboard#plans`)
   await waitBody(page, 'state', 'loaded')
   t.equal(await overflow(page), 0, `plans fit ${viewport.width} px`)

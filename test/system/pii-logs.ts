@@ -2,7 +2,6 @@
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import express from 'express'
 import t from 'tap'
 import { issueKey } from '../../lib/quota/api-keys.js'
@@ -14,6 +13,7 @@ import { captureLogger, memoryStores } from '../fixtures/create-api.js'
 import { buildRequest, rawRequest, targetOf } from '../fixtures/raw-http.js'
 import { cliPath, runCli, startServe } from '../fixtures/spawn-cli.js'
 import { startPrivateRedis } from '../fixtures/private-redis.js'
+import { listen } from '../fixtures/listen.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
 
 /** Everything personal this test sends; each must be absent from every log. */
@@ -275,14 +275,9 @@ t.test(
     app.use('/limited-down', downLimiters.handlers, withNames)
     app.use('/api', withNames)
     app.use('/broken-email', withBrokenEmail)
-    const server = app.listen(0, '127.0.0.1')
-    await new Promise((resolve) => server.once('listening', resolve))
-    t.teardown(async () => {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-      await Promise.all([withNames.close(), withBrokenEmail.close(), limiters.close(), downLimiters.close()])
-    })
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const { url: baseUrl } = await listen(app, t, () =>
+      Promise.all([withNames.close(), withBrokenEmail.close(), limiters.close(), downLimiters.close()])
+    )
     const post = async (path: string, body: unknown, key?: string, headers: Record<string, string> = {}) => {
       const payload = typeof body === 'string' ? body : JSON.stringify(body)
       const response = await fetch(baseUrl + path, {
