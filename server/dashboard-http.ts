@@ -88,7 +88,8 @@ export function text(body: Record<string, unknown>, name: string, max = 200): st
 export function dashboardErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (res.headersSent) return next(error)
   const status = (error as { status?: unknown } | null)?.status
-  if (typeof status === 'number' && status >= 400 && status < 500) return sendDetail(res, status === 413 ? 413 : 400, 'Bad Request')
+  if (status === 413) return sendDetail(res, 413, 'Request body too large')
+  if (typeof status === 'number' && status >= 400 && status < 500) return sendDetail(res, 400, 'Bad Request')
   unavailable(res)
 }
 

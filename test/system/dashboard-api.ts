@@ -188,6 +188,20 @@ t.test("a key acts only on its own account's keys; bad grace periods are refused
   const revoked = await request(app.url, `/dashboard/api/keys/${created.body.id}/revoke`, { method: 'POST', headers: as })
   t.match(revoked.body, { id: created.body.id, active: false, revokedAt: /^\d{4}-/ })
   t.equal(await app.call(created.body.key), 401)
+  for (const [body, status] of [
+    ['{', 400],
+    ['x'.repeat(5000), 413],
+    ['[1,2]', 201]
+  ] as const) {
+    const response = await fetch(`${app.url}/dashboard/api/keys`, {
+      method: 'POST',
+      headers: { ...as, 'content-type': 'application/json' },
+      body
+    })
+    t.equal(response.status, status, `body ${body.slice(0, 8)}`)
+    const answer = (await response.json()) as { key?: string; detail?: string }
+    t.type(status === 201 ? answer.key : answer.detail, 'string', 'a JSON answer')
+  }
   const view = await request(app.url, '/dashboard/api/account', { headers: as })
   t.notOk(JSON.stringify(view.body).includes('hash'), 'no key digests in the answer')
   t.equal(view.headers.get('cache-control'), 'no-store')
