@@ -46,7 +46,7 @@ function splitOf(key: string, seed: number, small = false): Split {
 }
 
 /** Profanity that stays junk even where a name list holds it. */
-const ALWAYS_PROFANE = new Set([
+export const ALWAYS_PROFANE = new Set([
   'fuck',
   'shit',
   'cunt',
