@@ -5,7 +5,7 @@ import type { DnsCheck } from './types.js'
 /** A DNS check of a mail domain: its outcome and where it came from (`lookup` = queries sent). */
 export interface DnsCheckMessage {
   outcome: DnsCheck
-  source: 'lookup' | 'cache' | 'shared' | 'special-use'
+  source: 'lookup' | 'cache' | 'shared' | 'special-use' | 'no-public-suffix'
 }
 
 /** The name model scored the names of one request, taking `seconds`. */

@@ -18,6 +18,8 @@ export const errorCodes = {
   WRN_UV_UNKNOWN_OPTION: 'An option key is not known; it is ignored (check its spelling).',
   WRN_UV_UNKNOWN_PLAN: 'An account names a plan that the plans option does not define; it is treated as a limit of 0.',
   WRN_UV_REDIS_NOT_DURABLE: 'The Redis server keeps no append-only file, so acknowledged usage can be lost if Redis itself restarts.',
+  WRN_UV_HOST_PARSER:
+    'A body parser runs before the middleware mounted on a Router; mount it on the application (app.use) or the parser after it.',
   WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.',
   WRN_UV_CONNECTIONS: 'The server reached its cap on open connections (--max-connections); new connections are dropped until some close.'
 } as const

@@ -1,9 +1,16 @@
 // Compiles lib/ and server/ to dist/ and copies the shipped data files beside the code.
 import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, rmSync, chmodSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 
 rmSync('dist', { recursive: true, force: true })
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' })
+// Resolved like a package, so the build also runs where node_modules sits in a parent folder.
+execFileSync(
+  process.execPath,
+  [join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc'), '-p', 'tsconfig.json'],
+  { stdio: 'inherit' }
+)
 if (existsSync('lib/data')) cpSync('lib/data', 'dist/lib/data', { recursive: true })
 if (existsSync('server/public')) cpSync('server/public', 'dist/server/public', { recursive: true })
 if (existsSync('dist/server/cli.js')) chmodSync('dist/server/cli.js', 0o755)

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LRUCache } from 'lru-cache'
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
+import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import { hashKey, isKeyActive } from '../quota/api-keys.js'
 import { StoreError, details, toError, warnOnce, type ErrorCode, type ValidationIssue } from '../errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
@@ -344,7 +344,34 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     }
     next()
   }
-  router.post('/', ...limiters.handlers, declaredTooLarge, readBody, verificationHandler)
+  // A body parser the host mounted before us (express.json() app-wide) has read the stream already:
+  // body-parser then skips, and req.body holds its result. When it failed, its error reaches us
+  // through hostBodyErrors below; a JSON syntax error becomes the raw text it could not parse, so
+  // the 422 is exactly the one we would have given, anything else goes to verificationErrors.
+  const hostErrors = new WeakMap<Request, BodyParserError>()
+  let mountedOnApp = false
+  let warnedHostParser = false
+  function readBodyOnce(req: Request, res: Response, next: NextFunction): void {
+    const hostError = hostErrors.get(req)
+    if (hostError === undefined) {
+      if (!mountedOnApp && !warnedHostParser && req.body !== undefined) {
+        warnedHostParser = true
+        logger.warn(
+          "user-verification: WRN_UV_HOST_PARSER a body parser ran before the middleware, which is mounted on a Router, so a malformed or oversized body would get that parser's error page. Mount it with app.use(path, middleware) on the application, or mount the parser after it.",
+          { code: 'WRN_UV_HOST_PARSER' }
+        )
+      }
+      // express.raw() leaves the bytes: read them as the text we would have read.
+      if (Buffer.isBuffer(req.body)) req.body = req.body.toString('utf8')
+      return readBody(req, res, next)
+    }
+    if (hostError.type === 'entity.parse.failed' && typeof hostError.body === 'string') {
+      req.body = hostError.body
+      return next()
+    }
+    next(hostError)
+  }
+  router.post('/', ...limiters.handlers, declaredTooLarge, readBodyOnce, verificationHandler)
   router.all('/', function methodNotAllowed(_req, res) {
     res.set('Allow', 'POST')
     sendDetail(res, 405, details.methodNotAllowed)
@@ -363,7 +390,21 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     unavailable(res)
   })
 
-  return Object.assign(router as unknown as RequestHandler, {
+  // A sub-application rather than the bare router: Express tells an application where it was
+  // mounted ('mount'), so we can add the error handler that must come after the host's parsers.
+  const api = express()
+  api.disable('x-powered-by')
+  api.use(router)
+  api.on('mount', (parent: Application) => {
+    mountedOnApp = true
+    parent.use(api.mountpath, function hostBodyErrors(error: unknown, req: Request, res: Response, next: NextFunction) {
+      if (!isBodyParserError(error) || res.headersSent) return next(error)
+      hostErrors.set(req, error)
+      router(req, res, next)
+    })
+  })
+
+  return Object.assign(api as unknown as RequestHandler, {
     ready: stores.first,
     modelLoaded: verifier.nameModelError === undefined,
     stores: stores.current,
@@ -376,6 +417,20 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       await stores.close()
     }
   })
+}
+
+/** What body-parser (express.json(), express.text(), …) passes to `next` when it cannot read a body. */
+interface BodyParserError {
+  type: string
+  status: number
+  body?: unknown
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  const e = error as Partial<BodyParserError> | null
+  return (
+    e !== null && typeof e === 'object' && typeof e.type === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500
+  )
 }
 
 function emailOptionsOf(config: Configuration) {
