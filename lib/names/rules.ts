@@ -232,6 +232,11 @@ export function ruleReason(text: string, length: number, lex: NameLexicon): Name
     if (lex.profanity.has(key) || (!ascii && !nonLatin && lex.profanity.has(lexiconKey(latinReading(lower))))) return 'profanity'
     if (lex.placeholder.has(key)) return 'placeholder'
     if (lex.phrase.has(key)) return 'phrase'
+    // Stretched profanity (fuuuuck, shiiiit): a run of 3 or more of one letter, which names do not have, squeezed to one.
+    if (/(\p{L})\1\1/u.test(key)) {
+      const squeezed = key.replace(/(\p{L})\1+/gu, '$1')
+      if (lex.profanity.has(squeezed) && !lex.allow.has(squeezed)) return 'profanity'
+    }
   }
   if (digits > 0) return 'digits'
   if (letters === 0 && looseMark && other === 0) return 'keyboard'

@@ -106,6 +106,7 @@ t.test('every LABEL_0 says which kind of junk it is', async (t) => {
     ['postmaster', 'placeholder'],
     ['prueba', 'placeholder'],
     ['fuck', 'profanity'],
+    ['fuuuuck', 'profanity'],
     ['hijo de puta', 'profanity'],
     ['no comment', 'phrase'],
     ['je ne sais pas', 'phrase'],
