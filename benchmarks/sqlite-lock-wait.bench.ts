@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { openSqliteDatabase } from '../lib/stores/sqlite-driver.js'
 
 const usage = `Usage: npx tsx benchmarks/sqlite-lock-wait.bench.ts (Node >= 22.13: node:sqlite)
-A child process takes the write lock for HOLD_MS (default 20) every 2 x HOLD_MS for SECONDS (default 5);
+A child process takes the write lock for HOLD_MS (default 20) every 2 x HOLD_MS for LOCK_SECONDS (default 5);
 meanwhile this process writes in a loop and a 1 ms timer measures the event loop's delay.`
 
 // @types/node 20 knows neither node:sqlite nor getBuiltinModule: the little we use, typed here.
@@ -25,7 +25,7 @@ const builtin = (process as { getBuiltinModule?: (id: string) => unknown }).getB
 const nodeSqlite = builtin?.call(process, 'node:sqlite') as NodeSqlite | undefined
 
 const holdMs = Number(process.env.HOLD_MS ?? 20)
-const seconds = Number(process.env.SECONDS ?? 5)
+const seconds = Number(process.env.LOCK_SECONDS ?? 5)
 
 if (process.argv[2] === 'holder') {
   // The other process: holds the write lock, lets go, takes it again.
