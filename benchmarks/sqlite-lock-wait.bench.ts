@@ -78,20 +78,23 @@ try {
     histogram.enable()
     const until = Date.now() + (seconds - 1) * 1000
     let writes = 0
-    // Writes in a loop, as requests would; the timer keeps the loop honest about its delay.
-    const ticker = setInterval(() => {}, 1)
+    // Writes in a loop, as requests would; a 5 ms timer stands for everything else the process serves.
+    let ticks = 0
+    const started = Date.now()
+    const ticker = setInterval(() => ticks++, 5)
     while (Date.now() < until) {
       await write()
       writes++
       await new Promise((resolve) => setImmediate(resolve))
     }
     clearInterval(ticker)
+    const tickShare = ticks / ((Date.now() - started) / 5)
     histogram.disable()
     await new Promise((resolve) => holder.on('exit', resolve))
     await close()
     const ms = (ns: number): string => (ns / 1e6).toFixed(1)
     rows.push(
-      `| ${mode} | ${(writes / (seconds - 1)).toFixed(0)} | ${ms(histogram.percentile(50))} | ${ms(histogram.percentile(99))} | ${ms(histogram.max)} |`
+      `| ${mode} | ${(writes / (seconds - 1)).toFixed(0)} | ${(tickShare * 100).toFixed(0)}% | ${ms(histogram.percentile(50))} | ${ms(histogram.percentile(99))} | ${ms(histogram.max)} |`
     )
   }
 } finally {
@@ -100,6 +103,6 @@ try {
 console.log(
   `\nWrites while another process holds the lock ${holdMs} ms of every ${2 * holdMs} ms, Node ${process.version}, ${new Date().toISOString()}\n`
 )
-console.log('| busy handling | writes/s | loop delay p50 ms | p99 ms | max ms |')
-console.log('|---|---:|---:|---:|---:|')
+console.log('| busy handling | writes/s | 5 ms timer ticks delivered | loop delay p50 ms | p99 ms | max ms |')
+console.log('|---|---:|---:|---:|---:|---:|')
 for (const row of rows) console.log(row)
