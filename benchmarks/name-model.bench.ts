@@ -5,7 +5,7 @@ import { statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_NAME_MODEL_URL, loadNameModel } from '../lib/names/verifier.js'
+import { DEFAULT_NAME_LEXICON_URL, DEFAULT_NAME_MODEL_URL, loadNameModel } from '../lib/names/verifier.js'
 import { buildDataset } from '../tools/name-data/dataset.js'
 import { accuracy, pct, perGroup, rocAuc, type Scored } from '../tools/name-data/evaluate.js'
 import { SEED } from '../tools/name-data/seed.js'
@@ -63,6 +63,9 @@ const rate = (xs: Scored[], label: 0 | 1, th = 0.5): number =>
     th
   )
 const tOurs = timeEach(values, N, 20_000, (v) => model.predict(v))
+// The network alone (features and network, no rules, readings or word-by-word judgement), in the same run: the ratio
+// says what issue 11's layers cost, whatever the machine's load.
+const tNet = timeEach(values, N, 20_000, (v) => model.networkProbability(v))
 const tTheirs = timeEach(values, N, 20_000, (v) => {
   try {
     return gib.detect(v)
@@ -72,6 +75,8 @@ const tTheirs = timeEach(values, N, 20_000, (v) => {
 })
 const cold = coldLoad()
 
+// Issue 11's figures: in-distribution accuracy >= 99.3% and ROC AUC >= 0.999; model and lexicon files <= 3 MB together.
+const modelBytes = statSync(DEFAULT_NAME_MODEL_URL).size + statSync(DEFAULT_NAME_LEXICON_URL).size
 const fmt = (x: number): string => x.toFixed(2)
 const load = (): string =>
   loadavg()
@@ -84,23 +89,25 @@ const lines = [
   '| checker | accuracy | ROC AUC | real names accepted | junk rejected | p50 µs | p99 µs | mean µs |',
   '|---|---|---|---|---|---|---|---|',
   `| user-verification name model | ${pct(accuracy(ours, model.threshold))} | ${rocAuc(ours).toFixed(5)} | ${pct(rate(ours, 1, model.threshold))} | ${pct(rate(ours, 0, model.threshold))} | ${fmt(tOurs.p50)} | ${fmt(tOurs.p99)} | ${fmt(tOurs.mean)} |`,
+  `| …its network alone (no rules, readings, word-by-word) | n/a | n/a | n/a | n/a | ${fmt(tNet.p50)} | ${fmt(tNet.p99)} | ${fmt(tNet.mean)} |`,
   `| gibberish-detective 1.1.1 (detect) | ${pct(accuracy(theirs))} | n/a (boolean) | ${pct(rate(theirs, 1))} | ${pct(rate(theirs, 0))} | ${fmt(tTheirs.p50)} | ${fmt(tTheirs.p99)} | ${fmt(tTheirs.mean)} |`,
   '',
-  `Cold load (fresh process, median of 5): loadNameModel ${cold.ms.toFixed(1)} ms, RSS added ${cold.rssMiB.toFixed(1)} MiB.`
+  `Cold load (fresh process, median of 5): loadNameModel ${cold.ms.toFixed(1)} ms, RSS added ${cold.rssMiB.toFixed(1)} MiB; model and lexicon files ${(modelBytes / 1e6).toFixed(2)} MB.`
 ]
 // The issue's targets: the run fails (exit 1) when one is missed. Groups under 50 test values and the
 // random_short diagnostic are held to none.
-const modelBytes = statSync(DEFAULT_NAME_MODEL_URL).size
 const missed = [
-  ...(accuracy(ours, model.threshold) < 0.98 ? [`accuracy ${pct(accuracy(ours, model.threshold))} < 98%`] : []),
-  ...(rocAuc(ours) < 0.995 ? [`ROC AUC ${rocAuc(ours).toFixed(5)} < 0.995`] : []),
+  ...(accuracy(ours, model.threshold) < 0.993 ? [`accuracy ${pct(accuracy(ours, model.threshold))} < 99.3%`] : []),
+  ...(rocAuc(ours) < 0.999 ? [`ROC AUC ${rocAuc(ours).toFixed(5)} < 0.999`] : []),
   ...perGroup(ours, model.threshold)
     .filter((g) => g.n >= 50 && g.group !== 'junk:random_short' && g.rate < (g.group.startsWith('name:') ? 0.97 : 0.98))
     .map((g) => `${g.group} ${pct(g.rate)} < ${g.group.startsWith('name:') ? 97 : 98}%`),
   ...(tOurs.p50 > 5 ? [`p50 ${fmt(tOurs.p50)} µs > 5 µs`] : []),
   ...(tOurs.p99 > 20 ? [`p99 ${fmt(tOurs.p99)} µs > 20 µs`] : []),
   ...(cold.ms >= 200 ? [`cold load ${cold.ms.toFixed(1)} ms >= 200 ms`] : []),
-  ...(modelBytes > 3_000_000 ? [`model file ${modelBytes} bytes > 3 MB`] : [])
+  ...(cold.rssMiB > 25 ? [`RSS added ${cold.rssMiB.toFixed(1)} MiB > 25 MiB`] : []),
+  ...(tOurs.calls < 100_000 ? [`${tOurs.calls} timed predictions < 100k`] : []),
+  ...(modelBytes > 3_000_000 ? [`model and lexicon files ${modelBytes} bytes > 3 MB`] : [])
 ]
 lines.push('', missed.length === 0 ? 'Targets: all met.' : `Targets MISSED: ${missed.join('; ')}.`)
 process.stdout.write(lines.join('\n') + '\n')

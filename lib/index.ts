@@ -22,6 +22,11 @@ export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'
 // Rate-limit counters that live where the API's do (Redis when the store is Redis), for the dashboard's routes.
 export { sharedCounterStore } from './http/rate-limit.js'
+// The OpenAPI 3.1 document of the API, for host apps that serve it (and path groups to extend it).
+export { openApiDocument, verificationGroup, jsonResponse, responseHeaders } from './openapi/document.js'
+export type { OpenApiDocument, OpenApiOptions, PathGroup } from './openapi/document.js'
+export { detailSchema, verificationSchemas } from './openapi/schemas.js'
+export type { Schema } from './openapi/schemas.js'
 // Errors users can match on by class and code.
 export { UserVerificationError, StoreError, VerifierError, errorCodes } from './errors.js'
 export type { ErrorCode, ValidationIssue } from './errors.js'

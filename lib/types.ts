@@ -39,7 +39,27 @@ export interface NamePrediction {
   prediction: NameLabel
   /** Probability of the predicted label, in [0.5, 1], rounded to 4 decimals. */
   confidence: number
+  /**
+   * Beyond the spec: for `LABEL_0`, which kind of junk the value is, so a form can say what to fix; `null` for
+   * `LABEL_1`. The built-in name verifier always sets it; a custom {@link NameVerifier} may leave it out.
+   */
+  reason?: NameJunkReason | null
 }
+
+/** Kinds of junk a rejected name is (see README, "Name verification"). */
+export type NameJunkReason =
+  | 'keyboard'
+  | 'random'
+  | 'repeated'
+  | 'placeholder'
+  | 'profanity'
+  | 'phrase'
+  | 'digits'
+  | 'symbols'
+  | 'email_or_url'
+  | 'markup_or_code'
+  | 'mixed_scripts'
+  | 'too_long'
 
 /** The `name_verification` object: a key per non-empty name. */
 export interface NameVerification {

@@ -4,12 +4,28 @@ import helmet from 'helmet'
 import type { Logger, UserVerificationMiddleware } from '../lib/index.js'
 import { createDashboard, type DashboardOptions } from './dashboard.js'
 import { renderMetrics } from './metrics.js'
+import { createDocsRouter } from './openapi.js'
 
 /** Where the API is mounted on the standalone server. */
 export const apiPath = '/api/v1'
 
 /** Paths logged as they are; any other path is logged as `(other)`, since a path can carry an email or a name. */
-const loggedPaths = new Set(['/', '/healthz', '/readyz', '/metrics', apiPath, apiPath + '/', '/dashboard', '/dashboard/'])
+const loggedPaths = new Set([
+  '/',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+  '/docs',
+  '/docs/swagger-ui.css',
+  '/docs/swagger-ui-bundle.js',
+  '/docs/docs.js',
+  '/docs/docs.css',
+  apiPath,
+  apiPath + '/',
+  '/dashboard',
+  '/dashboard/'
+])
 
 /** Dashboard paths, logged with any id replaced by `:id` (ids are public, but one shape per route keeps the log readable). */
 const dashboardPath =
@@ -60,6 +76,7 @@ export function createApp(
     res.type('text/plain; version=0.0.4').send(renderMetrics(middleware.metrics()))
   })
   app.use(apiPath, middleware)
+  app.use(createDocsRouter())
   app.use(createDashboard(middleware, { logger, ...dashboard }))
   app.use(function notFound(_req: Request, res: Response) {
     res.status(404).json({ detail: 'Not Found' })

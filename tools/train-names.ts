@@ -1,5 +1,6 @@
 // Trains the brain.js name model from npm name lists and seeded junk, then writes the model, its data card and metrics.
 import { readFileSync, writeFileSync } from 'node:fs'
+import cliProgress from 'cli-progress'
 import { pathToFileURL } from 'node:url'
 import { MAX_CHARS, SCRIPTS } from '../lib/names/characters.js'
 import { FEATURE_COUNT, FEATURE_NAMES } from '../lib/names/features.js'
@@ -17,6 +18,7 @@ import {
   perGroup,
   reliability,
   rocAuc,
+  weightedReliability,
   worstGroup,
   type Scored
 } from './name-data/evaluate.js'
@@ -46,17 +48,26 @@ function log(m: string): void {
   if (!quiet) process.stderr.write(m + '\n')
 }
 
+// The epoch progress bar (cli-progress), on stderr, created on the first epoch.
+let progress: cliProgress.SingleBar | undefined
+
 function bar(done: number, total: number, extra: string): void {
   if (quiet) return
-  const w = 30
-  const k = Math.round((w * done) / total)
-  process.stderr.write(`\r[${'#'.repeat(k)}${'.'.repeat(w - k)}] ${done}/${total} ${extra}   `)
-  if (done === total) process.stderr.write('\n')
+  if (progress === undefined) {
+    progress = new cliProgress.SingleBar(
+      { format: 'epochs [{bar}] {value}/{total} {extra} eta {eta}s', stream: process.stderr, hideCursor: false },
+      cliProgress.Presets.shades_classic
+    )
+    progress.start(total, 0, { extra })
+  }
+  progress.update(done, { extra })
+  if (done === total) progress.stop()
 }
 
 const round = (x: number, d = 6): number => Number(x.toPrecision(d))
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--card-only')) return cardOnly()
   const t0 = Date.now()
   const ds = await buildDataset(SEED, { log, extraTrainJunk: { random_letters: EXTRA_RANDOM } })
   const train = ds.examples.filter((e) => e.split === 'train')
@@ -178,7 +189,7 @@ async function main(): Promise<void> {
     return Math.log(r / (1 - r))
   }
   const cal = fitPlatt(
-    calib.map((e) => logit(raw.probability(e.value))),
+    calib.map((e) => logit(raw.networkProbability(e.value))),
     calib.map((e) => e.label)
   )
   payload.calibration = { a: round(cal.a), b: round(cal.b) }
@@ -186,7 +197,7 @@ async function main(): Promise<void> {
   payload.threshold = equalPriorThreshold(calib.map((e) => e.label))
   const calibrated = nameVerifierFromModel({ ...payload, checksum: payloadChecksum(payload) })
   const op = worstGroup(
-    calib.map((e) => ({ label: e.label, p: calibrated.probability(e.value), group: groupOf(e) })),
+    calib.map((e) => ({ label: e.label, p: calibrated.networkProbability(e.value), group: groupOf(e) })),
     payload.threshold,
     {
       minN: MIN_GROUP,
@@ -217,6 +228,7 @@ async function main(): Promise<void> {
     test: { n: scored.length, accuracy: accuracy(scored, th), auc: rocAuc(scored) },
     perGroup: perGroup(scored, th),
     reliability: reliability(scored, 10, th),
+    verifierReliability: verifierReliability(model, test),
     calibReliability: reliability(
       calib.map((e) => ({ label: e.label, p: model.probability(e.value), group: '' })),
       10,
@@ -260,6 +272,7 @@ type Metrics = {
   test: { n: number; accuracy: number; auc: number }
   perGroup: Array<{ group: string; n: number; rate: number }>
   reliability: ReturnType<typeof reliability>
+  verifierReliability?: ReturnType<typeof reliability>
   calibReliability: ReturnType<typeof reliability>
   hand: { n: number; accuracy: number; perGroup: Array<{ group: string; n: number; rate: number }>; misses: string[] }
   calibration: { a: number; b: number }
@@ -297,6 +310,41 @@ function countTable(xs: Example[]): Record<string, Record<string, number>> {
   return Object.fromEntries(Object.entries(t).sort((a, b) => a[0].localeCompare(b[0])))
 }
 
+/** Reliability of the confidence the verifier reports (rules, reading and word-by-word judgement included) at equal priors. */
+function verifierReliability(
+  model: { predict(v: string): { prediction: string; confidence: number } },
+  xs: Example[]
+): ReturnType<typeof reliability> {
+  const names = xs.filter((e) => e.label === 1).length
+  const junk = xs.length - names
+  return weightedReliability(
+    xs.map((e) => {
+      const p = model.predict(e.value)
+      return {
+        confidence: p.confidence,
+        correct: (p.prediction === 'LABEL_1') === (e.label === 1),
+        weight: e.label === 1 ? 1 : names / Math.max(1, junk)
+      }
+    })
+  )
+}
+
+/** `--card-only`: rewrites the card (and the metrics' verifier reliability) for the committed model, without training. */
+async function cardOnly(): Promise<void> {
+  const m = JSON.parse(readFileSync(METRICS_URL, 'utf8')) as Metrics
+  const file = JSON.parse(readFileSync(MODEL_URL, 'utf8')) as NameModelPayload & { checksum: string }
+  if (file.checksum !== m.checksum) throw new Error('train-names --card-only: metrics.json belongs to another model; retrain')
+  const ds = await buildDataset(SEED, { log })
+  const { loadNameModel } = await import('../lib/names/verifier.js')
+  m.verifierReliability = verifierReliability(
+    loadNameModel(MODEL_URL),
+    ds.examples.filter((e) => e.split === 'test')
+  )
+  writeFileSync(METRICS_URL, JSON.stringify(m, null, 2) + '\n')
+  writeFileSync(CARD_URL, card(m, file.lexicon.placeholder.length, file.lexicon.profanity.length))
+  log(`rewrote ${CARD_URL.pathname}`)
+}
+
 function card(m: Metrics, placeholders: number, profanity: number): string {
   const rows = Object.entries(m.counts)
     .map(([k, v]) => `| ${k} | ${v.train} | ${v.calib} | ${v.test} |`)
@@ -328,8 +376,11 @@ fitted on the calibration split, so the probability is right for this data's mix
 (the share of real names in the calibration split is ${m.threshold.value}). A value is a real name when its probability is at least
 that share, ${m.threshold.value}: the decision for equal priors, where a name and junk are equally likely before the value is seen,
 so the decision does not depend on how much junk the dataset holds (the mix's own 0.5 point lets through
-the most name-like random strings). A value rejected with a probability between 0.5 and the threshold is
-reported with confidence 0.5. At the threshold, the calibration split's worst group (scripts and junk
+the most name-like random strings). The verifier (lib/names/verifier.ts) reports that decision as a probability
+calibrated for equal priors, P' = sigmoid(logit(P) - logit(${m.threshold.value})), whose decision point is 0.5, with the
+confidence of the label given (P' or 1 - P'; no floor at 0.5 below the threshold); around the network it applies rules
+(lib/names/rules.ts: junk lexicons, e-mail, markup, digits, keyboard walks…), scores the Latin reading and the
+form without diacritics of a value, and judges multi-word names word by word (README, "Name verification"). At the threshold, the calibration split's worst group (scripts and junk
 categories with >= ${MIN_GROUP} values, \`random_short\` aside) is ${m.threshold.calibWorstGroup} at ${pct(m.threshold.calibWorstRate)}.
 
 Seed: \`${m.seed}\` (data generation, split hashing, sampling, shuffles, and brain.js weight init via a
@@ -386,10 +437,23 @@ Hand set (test/fixtures/name-hand.json, written by hand, never trained on): ${pc
 misses: ${m.hand.misses.map((x) => '`' + x + '`').join(', ') || 'none'}.
 
 ## Reliability (test split, equal-count deciles of the confidence reported for the predicted label)
+The network alone at the threshold, for the data's mix (the confidence before issue 11, floored at 0.5):
+
 | decile | n | mean confidence | accuracy | gap |
 |---|---|---|---|---|
 ${rel}
+${
+  m.verifierReliability === undefined
+    ? ''
+    : `
+The verifier's reported confidence (rules included; a rule's rejection reports 0.99) at equal priors: each junk value
+weighs (names / junk) of the test split, so accuracy is what the probability promises when a name and junk are equally likely.
 
+| decile | n | mean confidence | accuracy | gap |
+|---|---|---|---|---|
+${m.verifierReliability.map((r) => `| ${r.bin} | ${r.n} | ${r.meanConfidence.toFixed(4)} | ${r.accuracy.toFixed(4)} | ${r.gap.toFixed(4)} |`).join('\n')}
+`
+}
 ## Limits
 Real names outside the sources' coverage (rare African, Indigenous, or romanised names) lean on the
 4-gram statistics and can be rejected; random-looking strings in scripts without junk examples (e.g.

@@ -2,6 +2,8 @@
 import { domainToASCII } from 'node:url'
 import { getPublicSuffix } from 'tldts'
 import { allowList, disposableList, domainAndParents } from './domain-lists.js'
+import { MAX_DOMAIN_OCTETS } from './domain.js'
+import { isSpecialUseDomain } from './special-use-domains.js'
 
 /** Extra entries of {@link DisposableDomains}. */
 export interface DisposableDomainsOptions {
@@ -44,7 +46,10 @@ export class DisposableDomains {
 
   /** `true` when `domain` or a parent is on the allow-list (shipped or extra). */
   isAllowed(domain: string): boolean {
-    for (const d of domainAndParents(toAscii(domain))) {
+    if (domain.length > MAX_DOMAIN_OCTETS * 4) return false
+    const ascii = toAscii(domain)
+    if (ascii.length > MAX_DOMAIN_OCTETS) return false
+    for (const d of domainAndParents(ascii)) {
       if (this.#allow.has(d) || this.#extraAllow.has(d)) return true
     }
     return false
@@ -55,7 +60,13 @@ export class DisposableDomains {
    * `domain` may be Unicode or punycode, any case.
    */
   match(domain: string): string | null {
-    const parents = domainAndParents(toAscii(domain))
+    // Longer than any hostname: never walk or hash it (a crafted domain must stay cheap).
+    if (domain.length > MAX_DOMAIN_OCTETS * 4) return null
+    const ascii = toAscii(domain)
+    if (ascii.length > MAX_DOMAIN_OCTETS) return null
+    // Reserved names (example.com, *.test) are not a service of any kind.
+    if (isSpecialUseDomain(ascii)) return null
+    const parents = domainAndParents(ascii)
     let hit: string | null = null
     for (const d of parents) {
       if (this.#allow.has(d) || this.#extraAllow.has(d)) return null

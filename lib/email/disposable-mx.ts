@@ -78,6 +78,8 @@ const SHARED_PLATFORMS = [
   'posteo.de'
 ]
 const SHARED = new Set(SHARED_PLATFORMS)
+// An MX answer can carry many hosts; real services use a handful. Bounds the work per answer.
+const MAX_HOSTS_PER_ANSWER = 10
 
 /** Options of {@link DisposableMx}. */
 export interface DisposableMxOptions {
@@ -85,6 +87,8 @@ export interface DisposableMxOptions {
   minEvidence?: number
   /** Most candidate hosts tracked while gathering evidence (LRU). Defaults to 5000. */
   maxCandidates?: number
+  /** Most learned hosts kept (least recently used evicted first; seeded hosts are kept apart). Defaults to 10000. */
+  maxLearned?: number
   /** Hosts known disposable from the start. Defaults to none. */
   seed?: string[]
   /** Tells whether a domain is on the disposable list; used to trust hosts named inside listed domains. */
@@ -105,7 +109,8 @@ function normaliseHost(host: string): string {
  */
 export class DisposableMx {
   readonly #minEvidence: number
-  readonly #known = new Set<string>()
+  readonly #seeded = new Set<string>()
+  readonly #known: LRUCache<string, true>
   readonly #evidence: LRUCache<string, Set<string>>
   readonly #isListed: (domain: string) => boolean
   readonly #isAllowed: (domain: string) => boolean
@@ -113,9 +118,10 @@ export class DisposableMx {
   constructor(options: DisposableMxOptions = {}) {
     this.#minEvidence = Math.max(2, options.minEvidence ?? 2)
     this.#evidence = new LRUCache({ max: options.maxCandidates ?? 5000 })
+    this.#known = new LRUCache({ max: options.maxLearned ?? 10000 })
     this.#isListed = options.isListed ?? (() => false)
     this.#isAllowed = options.isAllowed ?? (() => false)
-    for (const host of options.seed ?? []) this.#known.add(normaliseHost(host))
+    for (const host of options.seed ?? []) this.#seeded.add(normaliseHost(host))
   }
 
   /** `true` when `host` belongs to a shared mail platform or an allow-listed domain. */
@@ -126,18 +132,27 @@ export class DisposableMx {
 
   /** Hosts learned or seeded so far. */
   get known(): string[] {
-    return [...this.#known]
+    return [...this.#seeded, ...this.#known.keys()]
   }
 
   /**
-   * Records the MX hosts of a domain that is on the disposable list. A host is learned once
-   * listed domains from `minEvidence` distinct registrable domains point at it.
+   * Records the MX hosts of a domain that is itself on the disposable list. A host is learned
+   * once `minEvidence` distinct listed registrable domains point at it. Only a registrable
+   * domain teaches: a subdomain of a listed parent (`anything.mooo.com`, `x.us.to`) is a name
+   * anyone can create under a dynamic-DNS or shared zone and point at any mail host, so it
+   * would let a stranger make a real company's mail host "disposable" (issue 10, item 3).
    */
   observe(listedDomain: string, mxHosts: string[]): void {
-    const registrable = getDomain(listedDomain, { allowPrivateDomains: true }) ?? listedDomain
-    for (const raw of mxHosts) {
+    const domain = normaliseHost(listedDomain)
+    // Registrable under the ICANN rules and not under a private-section suffix (github.io,
+    // dynamic-DNS zones the Public Suffix List knows): both readings must give the name itself.
+    if (getDomain(domain) !== domain || getDomain(domain, { allowPrivateDomains: true }) !== domain) return
+    const registrable = domain
+    for (const raw of mxHosts.slice(0, MAX_HOSTS_PER_ANSWER)) {
       const host = normaliseHost(raw)
-      if (host === '' || this.#known.has(host) || this.isShared(host)) continue
+      if (host === '' || host.length > 253 || this.#seeded.has(host) || this.#known.has(host) || this.isShared(host)) continue
+      // A host inside the very domain that names it proves nothing about other domains.
+      if (host === domain || host.endsWith(`.${domain}`)) continue
       let seen = this.#evidence.get(host)
       if (seen === undefined) {
         seen = new Set()
@@ -145,7 +160,7 @@ export class DisposableMx {
       }
       seen.add(registrable)
       if (seen.size >= this.#minEvidence) {
-        this.#known.add(host)
+        this.#known.set(host, true)
         this.#evidence.delete(host)
       }
     }
@@ -155,7 +170,7 @@ export class DisposableMx {
   isDisposableHost(host: string): boolean {
     const h = normaliseHost(host)
     if (this.isShared(h)) return false
-    if (this.#known.has(h)) return true
+    if (this.#seeded.has(h) || this.#known.has(h)) return true
     // A host inside a listed domain (mx.mailinator.com, or mailinator.com itself) is that service's.
     return domainAndParents(h).some((d) => this.#isListed(d))
   }

@@ -3,7 +3,7 @@ import { Resolver } from 'node:dns/promises'
 import { BlockList, isIPv4 } from 'node:net'
 import { LRUCache } from 'lru-cache'
 import type { DnsCheck, ResolverLike } from '../types.js'
-import { isSpecialUseDomain } from './special-use-domains.js'
+import { hasPublicSuffix, isSpecialUseDomain } from './special-use-domains.js'
 import { dnsServersOption, functionOption, numberOption, objectOption, resolverOption } from './options.js'
 
 /** Why a DNS check answered as it did (kept in the library result, not in the HTTP body). */
@@ -16,6 +16,7 @@ export type DnsReason =
   | 'no-routable-address'
   | 'invalid-domain'
   | 'special-use'
+  | 'no-public-suffix'
   | 'timeout'
   | 'servfail'
   | 'refused'
@@ -137,7 +138,7 @@ function race<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT>
 }
 
 /**
- * Builds a DNS checker for mail domains. `check(domain)`: special-use names → `Fail` with no
+ * Builds a DNS checker for mail domains. `check(domain)`: special-use names and names under no public suffix → `Fail` with no
  * query; MX records → `Pass` unless the only one is a null MX (RFC 7505) → `Fail`; no MX
  * (NODATA) → A/AAAA with a globally routable address → `Pass` (RFC 5321 implicit MX), else
  * `Fail`; NXDOMAIN → `Fail`; SERVFAIL, REFUSED, timeouts and other errors (after `tries`
@@ -227,6 +228,9 @@ export function createDnsCheck(options: DnsCheckOptions = {}): DnsChecker {
 
   function check(domain: string): Promise<DnsOutcome> {
     if (isSpecialUseDomain(domain)) return Promise.resolve({ result: 'Fail', reason: 'special-use', mx: [] })
+    // A name under no public suffix (db.corp, router.lan) can only exist on a private resolver:
+    // asking would make dnsCheck an oracle of the internal zone (issue 10, item 6).
+    if (!hasPublicSuffix(domain)) return Promise.resolve({ result: 'Fail', reason: 'no-public-suffix', mx: [] })
     const hit = cache.get(domain)
     if (hit !== undefined) {
       if (hit.expires > now()) return Promise.resolve(hit.outcome)

@@ -1,4 +1,5 @@
-// Special-use and reserved domain names (RFC 2606, 6761, 6762, 7686, 8375, 9476) that never take mail.
+// Special-use and reserved domain names (RFC 2606, 6761, 6762, 7686, 8375, 9476) and names under no public suffix, which never take Internet mail.
+import { parse } from 'tldts'
 
 // Top-level names reserved so that they never resolve on the public Internet: RFC 2606/6761
 // (test, example, invalid, localhost), RFC 6762 (local), RFC 7686 (onion), RFC 9476 (alt),
@@ -20,4 +21,15 @@ export function isSpecialUseDomain(domain: string): boolean {
   const lastDot = d.lastIndexOf('.')
   const secondDot = lastDot <= 0 ? -1 : d.lastIndexOf('.', lastDot - 1)
   return RESERVED_NAMES.has(d.slice(secondDot + 1))
+}
+
+/**
+ * `true` when `domain` (lower-case ASCII) ends in a suffix the Public Suffix List knows (ICANN
+ * or private section, as shipped with tldts): `example.co.uk`, `x.github.io`. `false` for names
+ * under an unknown top-level label (`db.corp`, `router.lan`, `nas.home`,
+ * `kubernetes.default.svc`), which only a private resolver can answer.
+ */
+export function hasPublicSuffix(domain: string): boolean {
+  const info = parse(domain, { allowPrivateDomains: true, extractHostname: false })
+  return info.isIcann === true || info.isPrivate === true
 }

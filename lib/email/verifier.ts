@@ -1,8 +1,8 @@
 // The email verifier of DESIGN §2.3: split, syntax, DNS (one deadline), disposable (lists + MX), suggestion, role, free.
 import type { EmailVerification, EmailVerifier, ResolverLike } from '../types.js'
 import { splitEmail } from './split.js'
-import { checkEmailSyntax } from './syntax.js'
-import { toAsciiDomain } from './domain.js'
+import { checkEmailSyntax, MAX_LOCAL_OCTETS } from './syntax.js'
+import { MAX_DOMAIN_OCTETS, toAsciiDomain } from './domain.js'
 import { createDnsCheck, type DnsOutcome } from './dns-check.js'
 import { DisposableDomains } from './disposable-domains.js'
 import { DisposableMx } from './disposable-mx.js'
@@ -109,18 +109,23 @@ export function createEmailVerifier(options: EmailVerifierOptions = {}): EmailVe
     const { username, domain } = splitEmail(emailAddress)
     const syntexCheck = checkEmailSyntax(emailAddress)
     const ascii = domain === '' ? null : toAsciiDomain(domain)
-    const key = ascii ?? domain
-    let isDisposable = key !== '' && disposable.isDisposable(key)
+    // Only a valid domain (<= 253 octets) is looked up, walked or hashed: a crafted 16 KB
+    // domain must cost no more than a normal one (issue 10, item 2).
+    const listedAs = ascii === null ? null : disposable.match(ascii)
+    let isDisposable = listedAs !== null
     let dnsCheck: EmailVerification['dnsCheck'] = 'Fail'
     if (ascii !== null) {
       const outcome = await dnsWithDeadline(ascii)
       dnsCheck = outcome.result
       if (learnMx && outcome.mx.length > 0) {
-        if (isDisposable) mx.observe(ascii, outcome.mx)
-        else if (!disposable.isAllowed(ascii) && mx.isDisposableMxSet(outcome.mx)) isDisposable = true
+        // Only a domain listed in its own name teaches (never one listed through a parent).
+        if (isDisposable) {
+          if (listedAs === ascii) mx.observe(ascii, outcome.mx)
+        } else if (!disposable.isAllowed(ascii) && mx.isDisposableMxSet(outcome.mx)) isDisposable = true
       }
     }
-    const typed = ascii ?? (/^[a-z0-9.-]+$/.test(domain) ? domain : null)
+    // A dotless typo (gmailcom) fails syntax but may still get a suggestion, within the same bound.
+    const typed = ascii ?? (domain.length <= MAX_DOMAIN_OCTETS && /^[a-z0-9.-]+$/.test(domain) ? domain : null)
     const suggested = typed !== null && username !== '' ? suggestDomain(typed) : null
     return {
       emailAddress,
@@ -131,8 +136,8 @@ export function createEmailVerifier(options: EmailVerifierOptions = {}): EmailVe
       dnsCheck,
       syntexCheck,
       suggestion: suggested === null ? null : `${username}@${suggested}`,
-      role: domain !== '' && isRoleAccount(username),
-      free: key !== '' && isFreeProvider(key)
+      role: domain !== '' && username.length <= MAX_LOCAL_OCTETS && isRoleAccount(username),
+      free: ascii !== null && isFreeProvider(ascii)
     }
   }
 

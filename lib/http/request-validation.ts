@@ -15,13 +15,31 @@ export interface RequestBody {
   [extra: string]: unknown
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true })
-const optionalString = { type: ['string', 'null'] }
-const validateBody = ajv.compile<RequestBody>({
+const optionalString = (description: string, example: string) => ({ type: ['string', 'null'], description, examples: [example] }) as const
+
+/**
+ * The JSON Schema of the request body: the middleware validates with it, and the OpenAPI
+ * document (lib/openapi/) publishes it as is, so the two cannot drift.
+ */
+export const requestBodySchema = {
   type: 'object',
   required: ['model'],
-  properties: { model: { type: 'string' }, email: optionalString, firstname: optionalString, lastname: optionalString }
-})
+  description:
+    'At least one of email, firstname and lastname must hold a non-empty value (values are trimmed; "" and null mean "not provided"). Unknown members are ignored.',
+  properties: {
+    model: {
+      type: 'string',
+      description: 'The verification model; only `user_verification` is accepted (400 otherwise).',
+      examples: ['user_verification']
+    },
+    email: optionalString('Email address to verify.', 'jane.doe@example.com'),
+    firstname: optionalString('First name to verify.', 'Jane'),
+    lastname: optionalString('Last name to verify.', 'Doe')
+  }
+} as const
+
+const ajv = new Ajv({ allErrors: true, strict: true })
+const validateBody = ajv.compile<RequestBody>(requestBodySchema)
 
 const missingHeader: ValidationIssue = { type: 'missing', loc: ['header', 'X-API-Token'], msg: 'Field required', input: null }
 

@@ -153,7 +153,9 @@ export class KeyvKeyStore implements KeyStore {
    */
   async getKeyWithAccount(hash: string): Promise<{ record: KeyRecord | undefined; account: Account | undefined }> {
     const accountId = this.#accountOf.get(hash)
-    if (accountId !== undefined) {
+    // Keyv falls back to one get per key when the adapter has no getMany, and then swallows their
+    // errors (an outage would read as "no such key"): use getMany only where the adapter has it.
+    if (accountId !== undefined && typeof (this.#keyv.store as { getMany?: unknown }).getMany === 'function') {
       const [rawRecord, rawAccount] = await this.#bounded(this.#keyv.getMany<unknown>([HASH + hash, ACCOUNT + accountId]))
       const record = rawRecord === undefined || rawRecord === null ? undefined : checkRecord(rawRecord)
       if (record !== undefined && record.hash === hash && record.accountId === accountId) {

@@ -74,6 +74,13 @@ t.test('each 200 lands on its UTC day, in the month it was charged to; a failed 
     { period: '2027-01', units: 2 },
     { period: '2027-02', units: 1 }
   ])
+  // Kept at least 13 months: the middleware keeps a month and its days 400 days past the month's end.
+  clock = Date.UTC(2028, 1, 29, 23, 59)
+  t.same(await api.stores.quota.daily(account, '2027-01-31', '2027-01-31'), [{ day: '2027-01-31', units: 2 }], '13 months later')
+  t.same(await api.stores.quota.monthly(account, '2027-01', '2027-01'), [{ period: '2027-01', units: 2 }])
+  clock = Date.UTC(2027, 1, 1) + 400 * 86_400_000
+  t.same(await api.stores.quota.daily(account, '2027-01-31', '2027-01-31'), [], 'gone 400 days after its month ended')
+  t.same(await api.stores.quota.daily(account, '2027-02-01', '2027-02-01'), [{ day: '2027-02-01', units: 1 }], 'February is still kept')
 })
 
 t.test('SQLite: the key cache sees disabling, re-enabling and rotation expiry on the next request', async (t) => {

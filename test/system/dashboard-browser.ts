@@ -22,6 +22,9 @@ const skipBrowser =
     ? `no Chromium at ${chromiumPath}: install it (apt-get install chromium) or set UV_TEST_CHROMIUM`
     : false
 
+// Six browser sessions on a shared 2-core machine: more than the default 120 s per file when the machine is busy.
+t.setTimeout(300_000)
+
 /** Screenshots go here for a person to look at (UV_TEST_SCREENSHOTS overrides). */
 const shots = process.env.UV_TEST_SCREENSHOTS ?? '/tmp/uv-dashboard-shots'
 mkdirSync(shots, { recursive: true })

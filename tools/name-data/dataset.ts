@@ -46,7 +46,7 @@ function splitOf(key: string, seed: number, small = false): Split {
 }
 
 /** Profanity that stays junk even where a name list holds it. */
-const ALWAYS_PROFANE = new Set([
+export const ALWAYS_PROFANE = new Set([
   'fuck',
   'shit',
   'cunt',
@@ -116,7 +116,12 @@ export async function buildDataset(
   const rng = mulberry32(seed)
   const profanityAll = loadProfanity()
   const allow = new Set(PROFANITY_NAME_ALLOW)
-  const sources: SourceName[] = [...loadHumannames(), ...(await loadUsBabyNames()), ...loadFakerNames()]
+  // Leave-one-source-out runs (NAME_EXCLUDE_SOURCES=@faker-js/faker:th,…) train without whole sources.
+  const excluded = new Set((process.env.NAME_EXCLUDE_SOURCES ?? '').split(',').filter((x) => x.length > 0))
+  const sources: SourceName[] = [...loadHumannames(), ...(await loadUsBabyNames()), ...loadFakerNames()].filter(
+    (s) => !excluded.has(s.source)
+  )
+  if (excluded.size > 0) log(`left out: ${[...excluded].join(', ')}`)
   // A profanity word that a curated name list (SSA baby names, faker) holds is a real name (Pinto, Fanny);
   // scraped humannames entries do not count, and the hand-written always-junk words never yield.
   const curated = new Set(sources.filter((s) => s.source !== 'humannames').map((s) => lexiconKey(valueKey(s.value))))

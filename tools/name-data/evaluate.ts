@@ -141,3 +141,28 @@ export function fitPlatt(z: number[], y: number[]): { a: number; b: number } {
 export function pct(x: number): string {
   return Number.isNaN(x) ? 'n/a' : (100 * x).toFixed(2) + '%'
 }
+
+/** One verifier answer for {@link weightedReliability}: the confidence it reported, whether it was right, a weight. */
+export interface WeightedAnswer {
+  confidence: number
+  correct: boolean
+  weight: number
+}
+
+/**
+ * Reliability of reported confidences in equal-count deciles, each answer weighted: with junk weighted by
+ * (names / junk), the accuracy is the one expected when a name and junk are equally likely, the prior the
+ * verifier's probability is calibrated for.
+ */
+export function weightedReliability(xs: WeightedAnswer[], bins = 10): ReliabilityRow[] {
+  const s = [...xs].sort((a, b) => a.confidence - b.confidence)
+  const rows: ReliabilityRow[] = []
+  for (let b = 0; b < bins; b++) {
+    const part = s.slice(Math.floor((b * s.length) / bins), Math.floor(((b + 1) * s.length) / bins))
+    const w = part.reduce((a, x) => a + x.weight, 0)
+    const mc = part.reduce((a, x) => a + x.weight * x.confidence, 0) / w
+    const acc = part.reduce((a, x) => a + (x.correct ? x.weight : 0), 0) / w
+    rows.push({ bin: b + 1, n: part.length, meanConfidence: mc, accuracy: acc, gap: Math.abs(mc - acc) })
+  }
+  return rows
+}

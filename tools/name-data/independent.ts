@@ -54,6 +54,45 @@ const splitOf = (i: number): 'eval' | 'dev' => (i % 5 === 2 ? 'dev' : 'eval')
 /** Full names per culture and split: given name i with surname (7i+3) mod n, within one split only. */
 const COMBOS = { eval: 20, dev: 6 }
 
+const SCRIPT_RES = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Armenian',
+  'Georgian',
+  'Hebrew',
+  'Arabic',
+  'Thaana',
+  'Devanagari',
+  'Bengali',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Gujarati',
+  'Gurmukhi',
+  'Oriya',
+  'Sinhala',
+  'Thai',
+  'Lao',
+  'Khmer',
+  'Myanmar',
+  'Tibetan',
+  'Ethiopic',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul'
+].map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')] as const)
+
+/** Unicode script of a value's first letter (Han, Hiragana and Katakana count as one: Japanese names mix them). */
+function scriptKey(v: string): string {
+  for (const ch of v) {
+    for (const [name, re] of SCRIPT_RES) if (re.test(ch)) return name === 'Hiragana' || name === 'Katakana' ? 'Han' : name
+  }
+  return 'other'
+}
+
 /** Values over 128 code points, built from ordinary text so that only their length is wrong. */
 function tooLong(): string[] {
   const out: string[] = []
@@ -95,7 +134,11 @@ export function loadIndependentSet(): IndependentItem[] {
         const s = c.surnames.filter((_, i) => splitOf(i) === split)
         for (let i = 0; i < COMBOS[split] && g.length > 0 && s.length > 0; i++) {
           const given = g[i % g.length] as string
-          const surname = s[(7 * i + 3) % s.length] as string
+          // A surname of the given name's script (groups such as "Telugu and Kannada" hold two scripts).
+          let j = (7 * i + 3) % s.length
+          for (let k = 0; k < s.length && scriptKey(s[j] as string) !== scriptKey(given); k++) j = (j + 1) % s.length
+          const surname = s[j] as string
+          if (scriptKey(surname) !== scriptKey(given)) continue
           const value = c.order === 'gs' ? `${given} ${surname}` : c.order === 'sg' ? `${surname} ${given}` : `${surname}${given}`
           items.push({ value, label: 1, group, reason: null, script: c.script, split })
         }

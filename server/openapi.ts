@@ -1,0 +1,329 @@
+// The standalone server's OpenAPI document: the API plus health and dashboard path groups; and the routes serving it with /docs.
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import express, { type Request, type Response } from 'express'
+import { detailSchema, jsonResponse, openApiDocument, type OpenApiDocument, type PathGroup } from '../lib/index.js'
+
+const object = (description: string, properties: Record<string, unknown> = {}, required: string[] = []) => ({
+  type: 'object',
+  description,
+  properties,
+  ...(required.length > 0 ? { required } : {})
+})
+
+/** `/healthz`, `/readyz`, `/metrics` and the document itself. */
+export function healthGroup(): PathGroup {
+  const readiness = object(
+    'Readiness: the store answered within 2 s and the name model is loaded.',
+    { ready: { type: 'boolean' }, store: { type: 'boolean' }, model: { type: 'boolean' } },
+    ['ready', 'store', 'model']
+  )
+  return {
+    tag: { name: 'operations', description: 'Health, readiness, metrics and this document.' },
+    paths: {
+      '/healthz': {
+        get: {
+          operationId: 'health',
+          tags: ['operations'],
+          summary: 'Liveness',
+          responses: {
+            '200': jsonResponse('The process answers.', {
+              type: 'object',
+              required: ['status'],
+              additionalProperties: false,
+              properties: { status: { type: 'string', const: 'ok' } }
+            })
+          }
+        }
+      },
+      '/readyz': {
+        get: {
+          operationId: 'readiness',
+          tags: ['operations'],
+          summary: 'Readiness',
+          responses: { '200': jsonResponse('Ready.', readiness), '503': jsonResponse('Not ready (see which part).', readiness) }
+        }
+      },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          tags: ['operations'],
+          summary: 'Prometheus metrics',
+          responses: { '200': { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } } }
+        }
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          tags: ['operations'],
+          summary: 'This document',
+          responses: { '200': jsonResponse('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'paths'] }) }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The dashboard's JSON API under `/dashboard/api` (server/dashboard*.ts). Bodies are described by
+ * their main members; errors are `{ detail }` (sign-up adds `field`).
+ */
+export function dashboardGroup(): PathGroup {
+  const tag = 'dashboard'
+  const error = { $ref: '#/components/schemas/DashboardError' }
+  const errors = (statuses: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(statuses).map(([status, description]) => [
+        status,
+        jsonResponse(description, error, status === '503' || status === '429' ? ['Retry-After'] : [])
+      ])
+    )
+  const keyAuth = { security: [{ ApiToken: [] }] }
+  const adminAuth = { security: [{ AdminToken: [] }] }
+  const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
+  const keyView = object(
+    'A key as the dashboard shows it (never the key itself).',
+    {
+      id: { type: 'string' },
+      label: { type: ['string', 'null'] },
+      createdAt: { type: 'string' },
+      revokedAt: { type: ['string', 'null'] },
+      expiresAt: { type: ['string', 'null'] },
+      active: { type: 'boolean' }
+    },
+    ['id', 'active']
+  )
+  const issued = object(
+    'A new key: shown this once.',
+    { id: { type: 'string' }, key: { type: 'string' }, label: { type: ['string', 'null'] } },
+    ['id', 'key']
+  )
+  const signedInErrors = errors({ '401': 'No active key in X-API-Token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
+  const adminErrors = errors({ '401': 'Not the admin token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
+  const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } })
+  const op = (operationId: string, summary: string, extra: Record<string, unknown>) => ({ operationId, tags: [tag], summary, ...extra })
+  return {
+    tag: { name: tag, description: 'The usage dashboard’s API: an account view (signed in with a key) and an admin view.' },
+    schemas: {
+      DashboardError: {
+        type: 'object',
+        required: ['detail'],
+        properties: { detail: { type: 'string' }, field: { type: 'string', description: 'The form field at fault (sign-up).' } }
+      },
+      DashboardNotFound: detailSchema('No such path.', 'Not Found')
+    },
+    securitySchemes: {
+      AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator’s admin token (`--admin-token`/`UV_ADMIN_TOKEN`).' }
+    },
+    paths: {
+      '/dashboard/api/config': {
+        get: op('dashboardConfig', 'Plans and the features this server offers', {
+          responses: {
+            '200': jsonResponse(
+              'Plans, whether sign-up and the admin view are on, the upgrade offer and the API path.',
+              object(
+                'Dashboard configuration.',
+                { plans: { type: 'array' }, signup: { type: 'boolean' }, admin: { type: 'boolean' }, upgrade: {}, api: { type: 'string' } },
+                ['plans', 'signup', 'admin']
+              )
+            )
+          }
+        })
+      },
+      '/dashboard/api/usage': {
+        get: op('dashboardUsage', 'This month’s usage of the signed-in key’s account', {
+          ...keyAuth,
+          responses: {
+            '200': jsonResponse(
+              'Usage against the plan.',
+              object(
+                'Usage report.',
+                {
+                  id: { type: 'string' },
+                  account: { type: 'string' },
+                  plan: { type: 'string' },
+                  period: { type: 'string' },
+                  used: { type: 'integer' },
+                  limit: { type: 'integer' },
+                  remaining: { type: 'integer' },
+                  reset: { type: 'string' }
+                },
+                ['id', 'account', 'plan', 'period', 'used', 'limit', 'remaining', 'reset']
+              )
+            ),
+            ...signedInErrors
+          }
+        })
+      },
+      '/dashboard/api/account': {
+        get: op('dashboardAccount', 'The signed-in account: plan, usage by day and month, keys', {
+          ...keyAuth,
+          responses: {
+            '200': jsonResponse(
+              'The account view.',
+              object(
+                'Account, usage history and keys.',
+                { key: { type: 'string' }, account: { type: 'object' }, keys: { type: 'array', items: keyView } },
+                ['key', 'account', 'keys']
+              )
+            ),
+            ...signedInErrors
+          }
+        })
+      },
+      '/dashboard/api/keys': {
+        post: op('dashboardCreateKey', 'Add a key to the signed-in account', {
+          ...keyAuth,
+          requestBody: body(object('Optional label.', { label: { type: 'string' } })),
+          responses: { '201': jsonResponse('The new key (shown once).', issued), ...signedInErrors }
+        })
+      },
+      '/dashboard/api/keys/{id}/rotate': {
+        post: op('dashboardRotateKey', 'Rotate a key of the signed-in account', {
+          ...keyAuth,
+          parameters: [idParam],
+          requestBody: body(object('Grace period of the old key.', { grace: { type: 'integer', minimum: 0 } })),
+          responses: {
+            '201': jsonResponse('The new key, and the old one with its expiry.', issued),
+            ...errors({ '400': 'Bad grace.', '404': 'No such key in this account.', '409': 'The key is revoked or expired.' }),
+            ...signedInErrors
+          }
+        })
+      },
+      '/dashboard/api/keys/{id}/revoke': {
+        post: op('dashboardRevokeKey', 'Revoke a key of the signed-in account', {
+          ...keyAuth,
+          parameters: [idParam],
+          responses: {
+            '200': jsonResponse('The revoked key.', keyView),
+            ...errors({ '404': 'No such key in this account.' }),
+            ...signedInErrors
+          }
+        })
+      },
+      '/dashboard/api/signup': {
+        post: op('dashboardSignup', 'Self-serve sign-up (when enabled), screened by the product’s own verification', {
+          requestBody: body(object('Name and email address.', { name: { type: 'string' }, email: { type: 'string' } }, ['name', 'email'])),
+          responses: {
+            '201': jsonResponse(
+              'The new account and its first key (shown once).',
+              object('Account and key.', { account: { type: 'object' }, key: issued }, ['account', 'key'])
+            ),
+            ...errors({
+              '409': 'The email address has an account.',
+              '422': 'A field was refused.',
+              '429': 'Too many sign-ups.',
+              '503': 'The store failed.'
+            })
+          }
+        })
+      },
+      '/dashboard/api/admin/accounts': {
+        get: op('adminListAccounts', 'All accounts with this month’s usage (admin)', {
+          ...adminAuth,
+          responses: { '200': jsonResponse('Accounts.', object('Accounts page.')), ...adminErrors }
+        }),
+        post: op('adminCreateAccount', 'Create an account with its first key (admin)', {
+          ...adminAuth,
+          requestBody: body(
+            object('The account.', { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' } }, ['name'])
+          ),
+          responses: {
+            '201': jsonResponse(
+              'The account and its key (shown once).',
+              object('Account and key.', { account: { type: 'object' }, key: issued })
+            ),
+            ...errors({ '400': 'A bad field.', '409': 'The email address has an account.' }),
+            ...adminErrors
+          }
+        })
+      },
+      '/dashboard/api/admin/daily': {
+        get: op('adminDaily', 'Units per day across accounts (admin)', {
+          ...adminAuth,
+          responses: {
+            '200': jsonResponse('Days.', object('Daily totals.', { today: { type: 'string' }, daily: { type: 'array' } })),
+            ...adminErrors
+          }
+        })
+      },
+      '/dashboard/api/admin/accounts/{id}': {
+        get: op('adminGetAccount', 'One account with usage and keys (admin)', {
+          ...adminAuth,
+          parameters: [idParam],
+          responses: {
+            '200': jsonResponse('The account.', object('Account view.')),
+            ...errors({ '404': 'No such account.' }),
+            ...adminErrors
+          }
+        }),
+        patch: op('adminUpdateAccount', 'Change an account’s plan or disable/enable it (admin)', {
+          ...adminAuth,
+          parameters: [idParam],
+          requestBody: body(object('What to change.', { plan: { type: 'string' }, disabled: { type: 'boolean' } })),
+          responses: {
+            '200': jsonResponse('The account.', object('Account.')),
+            ...errors({ '400': 'Nothing or something impossible to change.', '404': 'No such account.' }),
+            ...adminErrors
+          }
+        })
+      },
+      '/dashboard/api/admin/keys/{id}/revoke': {
+        post: op('adminRevokeKey', 'Revoke any key (admin)', {
+          ...adminAuth,
+          parameters: [idParam],
+          responses: { '200': jsonResponse('The revoked key.', keyView), ...errors({ '404': 'No such key.' }), ...adminErrors }
+        })
+      }
+    }
+  }
+}
+
+/** The standalone server's document: the API at `/api/v1`, operations, and the dashboard. */
+export function serverDocument(serverUrl = '/'): OpenApiDocument {
+  return openApiDocument({ serverUrl, groups: [healthGroup(), dashboardGroup()] })
+}
+
+/**
+ * The docs page's policy: only its own files (Swagger UI from the installed swagger-ui-dist
+ * package, no CDN), same-origin requests only. Inline styles are allowed because Swagger UI
+ * injects some; scripts are not.
+ */
+const docsPolicy = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join('; ')
+
+/** `GET /openapi.json` and the interactive docs at `GET /docs`. */
+export function createDocsRouter(document: OpenApiDocument = serverDocument()): express.Router {
+  const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+  const own = (file: string) => readFileSync(new URL(`./public/${file}`, import.meta.url))
+  const files: Record<string, { body: Buffer; type: string }> = {
+    'swagger-ui.css': { body: readFileSync(join(dist, 'swagger-ui.css')), type: 'text/css; charset=utf-8' },
+    'swagger-ui-bundle.js': { body: readFileSync(join(dist, 'swagger-ui-bundle.js')), type: 'text/javascript; charset=utf-8' },
+    'docs.js': { body: own('docs.js'), type: 'text/javascript; charset=utf-8' },
+    'docs.css': { body: own('docs.css'), type: 'text/css; charset=utf-8' }
+  }
+  const page = own('docs.html')
+  const text = JSON.stringify(document)
+  const router = express.Router({ strict: true })
+  router.get('/openapi.json', (_req: Request, res: Response) => {
+    res
+      .set({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache', 'Access-Control-Allow-Origin': '*' })
+      .send(text)
+  })
+  router.get('/docs', (_req, res) => {
+    res.set({ 'Content-Security-Policy': docsPolicy, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }).send(page)
+  })
+  for (const [name, file] of Object.entries(files)) {
+    router.get(`/docs/${name}`, (_req, res) => void res.set({ 'Content-Type': file.type, 'Cache-Control': 'no-cache' }).send(file.body))
+  }
+  return router
+}
