@@ -5,7 +5,10 @@ import { createServerMetrics } from '../server/metrics.js'
 
 const N = Number(process.env.BENCH_N ?? 200_000)
 const stores = await openStores('memory://')
-const metrics = createServerMetrics({ metrics: () => ({ responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }) }, { defaultMetrics: true })
+const metrics = createServerMetrics(
+  { metrics: () => ({ responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }) },
+  { defaultMetrics: true }
+)
 const timed = metrics.instrumentStores(stores)
 const dns = diagnostics.channel('user-verification:dns')
 const names = diagnostics.channel('user-verification:name-model')
@@ -29,6 +32,8 @@ const channels = await ns('DNS + name-model channel messages (subscribed)', () =
   names.publish({ seconds: 0.00001 })
 })
 // A request makes about 3 store calls (key read, pre-check, consume).
-console.log(`\nPer request (3 store calls + 1 observe + the channel messages): ~${((proxied - direct) * 3 + observe + channels).toFixed(0)} ns`)
+console.log(
+  `\nPer request (3 store calls + 1 observe + the channel messages): ~${((proxied - direct) * 3 + observe + channels).toFixed(0)} ns`
+)
 metrics.close()
 await stores.close()
