@@ -26,6 +26,8 @@ for (const src of excluded) {
   const rate = (m: typeof shipped): string =>
     `${((100 * values.filter((v) => m.predict(v).prediction === 'LABEL_1').length) / Math.max(1, values.length)).toFixed(2)}%`
   const net = values.filter((v) => without.networkProbability(v) >= file.threshold).length
-  lines.push(`| ${src} | ${values.length} | ${rate(without)} | ${((100 * net) / Math.max(1, values.length)).toFixed(2)}% | ${rate(shipped)} |`)
+  lines.push(
+    `| ${src} | ${values.length} | ${rate(without)} | ${((100 * net) / Math.max(1, values.length)).toFixed(2)}% | ${rate(shipped)} |`
+  )
 }
 process.stdout.write(lines.join('\n') + '\n')

@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LRUCache } from 'lru-cache'
 import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import { hashKey, isKeyActive } from '../quota/api-keys.js'
-import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from '../errors.js'
+import { StoreError, details, toError, warnOnce, type ErrorCode, type ValidationIssue } from '../errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf, type Period } from '../quota/plans.js'
 import { QuotaCompensation } from '../quota/compensation.js'
@@ -205,8 +205,12 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   /** The plan limit of an account (0, with a warning, for a plan the options do not define). */
   function limitOf(account: Account): number {
     const limit = plans[account.plan]
+    // Once per process: a misconfigured plan would otherwise log on every request.
     if (limit === undefined)
-      logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN account ${account.id} has plan "${account.plan}", which is not configured`)
+      warnOnce(logger, 'WRN_UV_UNKNOWN_PLAN', `account ${account.id} has plan "${account.plan}", which is not configured`, {
+        account: account.id,
+        plan: account.plan
+      })
     return limit ?? 0
   }
 
@@ -279,7 +283,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       metrics.inFlight--
       metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
     })
-    const checked = validateRequest(req.get('x-api-token'), req.body)
+    const checked = validateRequest(req.get('x-api-token'), req.body, req.get('content-type'))
     if (!checked.ok) return sendIssues(res, checked.issues)
     if (overloaded()) return unavailable(res)
 
