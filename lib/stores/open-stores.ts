@@ -1,6 +1,6 @@
 // Opens the key and quota stores named by a store URL, and checks user-supplied stores at the door.
 // Backend drivers are imported only when their URL is opened: Redis and PostgreSQL users install theirs (Keyv's convention).
-import { UserVerificationError } from '../errors.js'
+import { optionError, UserVerificationError } from '../errors.js'
 import type { KeyStore, Logger, QuotaStore, Stores } from '../types.js'
 import { KeyvKeyStore } from './keyv-key-store.js'
 import { MemoryKeyStore, MemoryQuotaStore } from './memory-store.js'
@@ -49,9 +49,7 @@ export async function openStores(url: string, options: OpenStoresOptions = {}): 
   const logger = options.logger ?? console
   const namespace = options.namespace ?? 'uv'
   if (typeof namespace !== 'string' || !/^[a-z][a-z0-9_]{0,39}$/.test(namespace)) {
-    throw new TypeError(
-      `user-verification: store \`namespace\` must be lower-case letters, digits and _ (starting with a letter, at most 40), got ${JSON.stringify(namespace)}.`
-    )
+    throw optionError('type', 'namespace', 'lower-case letters, digits and _ (starting with a letter, at most 40)', namespace)
   }
   const connectTimeout = positive('connectTimeout', options.connectTimeout ?? 5000)
   const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 2000)
@@ -303,7 +301,7 @@ function assertShape(what: string, x: unknown, methods: readonly string[]): void
 
 function positive(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`user-verification: store \`${name}\` must be a positive number of ms, got ${JSON.stringify(value)}.`)
+    throw optionError('range', name, 'a positive number of ms', value)
   }
   return value
 }
