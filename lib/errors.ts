@@ -114,6 +114,11 @@ export class VerifierError extends UserVerificationError {
   }
 }
 
+/** The message of anything thrown, without the package's `user-verification: ` prefix (for a line that has its own). */
+export function withoutPrefix(thrown: unknown): string {
+  return toError(thrown).message.replace(/^(?:user-verification: )+/, '')
+}
+
 /** Wraps anything thrown into an Error, so callers can rely on `.message`. */
 export function toError(thrown: unknown): Error {
   return thrown instanceof Error ? thrown : new Error(String(thrown))

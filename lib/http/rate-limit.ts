@@ -153,7 +153,7 @@ export function createRateLimiters(options: Readonly<Partial<RateLimitOptions>> 
     return function rateLimitGuard(req: Request, res: Response, next: NextFunction) {
       counted(req, res, (error?: unknown) => {
         if (error === undefined || error === 'route' || error === 'router') return next(error)
-        logger.error(`user-verification: ERR_UV_STORE rate limit (${name}) counter failed: ${toError(error).message}`, {
+        logger.error(`user-verification: rate limit (${name}) counter failed: ${toError(error).message}`, {
           code: 'ERR_UV_STORE'
         })
         if (res.headersSent) return next(error)

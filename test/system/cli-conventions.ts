@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { startDnsServer } from '../fixtures/dns-server.js'
+import { redisSkipReason, startPrivateRedis } from '../fixtures/private-redis.js'
 import { runCli, startServe } from '../fixtures/spawn-cli.js'
 import { testZone } from '../fixtures/test-verifiers.js'
 
@@ -114,3 +115,19 @@ t.test(
     await server.stop()
   }
 )
+
+t.test('each warning once per server: the Redis durability warning under --workers 2', { skip: redisSkipReason() }, async (t) => {
+  const redis = await startPrivateRedis()
+  t.teardown(() => redis.close())
+  const server = await startServe(['--store', redis.url, '--workers', '2', '--no-demo-key'])
+  t.teardown(() => server.stop('SIGKILL'))
+  const ready = await fetch(server.url.replace('/api/v1', '/readyz'))
+  t.equal(ready.status, 200)
+  t.equal(await server.stop('SIGTERM'), 0)
+  const warnings = server
+    .stdout()
+    .split('\n')
+    .filter((line) => line.includes('WRN_UV_REDIS_NOT_DURABLE'))
+  t.equal(warnings.length, 1, 'one line for the primary and both workers')
+  t.equal(JSON.parse(warnings[0]!).code, 'WRN_UV_REDIS_NOT_DURABLE', 'the code as a field')
+})
