@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import express from 'express'
 import { issueKey, openStores, userVerification } from '../lib/index.js'
+import { createServerMetrics } from '../server/metrics.js'
 import { startDnsServer } from '../test/fixtures/dns-server.js'
 import { testZone } from '../test/fixtures/test-verifiers.js'
 
@@ -21,8 +22,23 @@ if (mode === 'echo') {
   const stores = await openStores(store)
   // A plan large enough that the run measures verification, not 402s.
   key = (await issueKey(stores.keys, 'bench')).key
-  const middleware = userVerification({ store: stores, plans: { bench: 1e9 }, dnsServers: [dns.server], logger: { warn() {}, error() {} } })
+  // BENCH_METRICS=1: the standalone server's metrics on (stores timed, DNS and name-model channels
+  // subscribed, a latency histogram per request), to show what they cost on the request path.
+  const metrics =
+    process.env.BENCH_METRICS === '1' ? createServerMetrics({ metrics: () => middleware.metrics() }, { defaultMetrics: true }) : undefined
+  const middleware = userVerification({
+    store: metrics ? metrics.instrumentStores(stores) : stores,
+    plans: { bench: 1e9 },
+    dnsServers: [dns.server],
+    logger: { warn() {}, error() {} }
+  })
   await middleware.ready
+  if (metrics)
+    app.use((_req, res, next) => {
+      const start = process.hrtime.bigint()
+      res.once('finish', () => metrics.observeRequest(res.statusCode, Number(process.hrtime.bigint() - start) / 1e9))
+      next()
+    })
   app.use('/', middleware)
 }
 const server = app.listen(0, '127.0.0.1', () => {

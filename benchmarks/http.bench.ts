@@ -7,16 +7,20 @@ import autocannon from 'autocannon'
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const connections = 32
+// Optional A/B: another checkout (e.g. a worktree of the previous commit, with its node_modules) whose
+// endpoint is measured in every round too, next to this one's, so both share the machine's load.
+const baseline = process.env.BENCH_BASELINE
 const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@acme-mail.com', firstname: 'Jane', lastname: 'Doe' })
 
-async function start(mode: string): Promise<{ child: ChildProcess; port: number; key: string }> {
-  const child = fork(new URL('./http-server.ts', import.meta.url), [mode], { execArgv: ['--import', 'tsx'] })
+async function start(mode: string, root?: string): Promise<{ child: ChildProcess; port: number; key: string }> {
+  const server = root === undefined ? new URL('./http-server.ts', import.meta.url) : `${root}/benchmarks/http-server.ts`
+  const child = fork(server, [mode], { execArgv: ['--import', 'tsx'], cwd: root })
   const [message] = (await once(child, 'message')) as [{ port: number; key: string }]
   return { child, ...message }
 }
 
-async function measure(mode: string) {
-  const { child, port, key } = await start(mode)
+async function measure(mode: string, root?: string) {
+  const { child, port, key } = await start(mode, root)
   const url = `http://127.0.0.1:${port}/`
   const headers = { 'content-type': 'application/json', 'x-api-token': key }
   // Warm-up: fills the DNS cache and JIT-compiles the hot path.
@@ -30,8 +34,12 @@ async function measure(mode: string) {
 const rows = []
 for (let round = 1; round <= rounds; round++) {
   const echo = await measure('echo')
+  // With a baseline, odd rounds measure it after this endpoint and even rounds before, so neither
+  // side always gets the later (or earlier) slice of a changing load.
+  const early = baseline !== undefined && round % 2 === 0 ? await measure('full', baseline) : undefined
   const full = await measure('full')
-  rows.push({ round, echo, full, ratio: full.rps / echo.rps })
+  const before = baseline === undefined ? undefined : (early ?? (await measure('full', baseline)))
+  rows.push({ round, echo, full, ratio: full.rps / echo.rps, before })
 }
 
 console.log(`# HTTP throughput (${new Date().toISOString()}, ${cpus().length} cores, ${cpus()[0]?.model}, node ${process.version})`)
@@ -42,6 +50,15 @@ for (const { round, echo, full, ratio } of rows) {
   console.log(
     `| ${round} | ${echo.rps.toFixed(0)} | ${echo.p99} | ${full.rps.toFixed(0)} | ${full.p50} | ${full.p99} | ${full.non2xx} | ${(ratio * 100).toFixed(1)}% |`
   )
+}
+if (baseline !== undefined) {
+  console.log(`\nA/B against ${baseline} (its endpoint measured after this one's in odd rounds, before it in even rounds):\n`)
+  console.log('| round | this endpoint req/s | baseline endpoint req/s | this / baseline |')
+  console.log('|---|---|---|---|')
+  for (const { round, full, before } of rows)
+    console.log(`| ${round} | ${full.rps.toFixed(0)} | ${before!.rps.toFixed(0)} | ${((full.rps / before!.rps) * 100).toFixed(1)}% |`)
+  const ab = rows.map((r) => r.full.rps / r.before!.rps).sort((a, b) => a - b)[Math.floor(rows.length / 2)] ?? 0
+  console.log(`\nMedian this / baseline: ${(ab * 100).toFixed(1)}%.`)
 }
 const median = rows.map((r) => r.ratio).sort((a, b) => a - b)[Math.floor(rows.length / 2)] ?? 0
 console.log(`\nEndpoint throughput as a share of the bare echo: ${(median * 100).toFixed(1)}% (target >= 50%).`)

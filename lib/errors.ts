@@ -27,7 +27,12 @@ export const errorCodes = {
 /** Every error and warning code of the package. */
 export type ErrorCode = keyof typeof errorCodes
 
-/** Base class of the package's errors: `code` is stable, the message may change. */
+/**
+ * Base class of the package's errors: `code` is stable, the message may change. Option errors
+ * stay `TypeError`/`RangeError` (Node's own convention, `instanceof TypeError` holds) and are
+ * instances of this class too: `instanceof UserVerificationError` holds for every error the
+ * package throws with one of its codes.
+ */
 export class UserVerificationError extends Error {
   readonly code: ErrorCode
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
@@ -35,6 +40,62 @@ export class UserVerificationError extends Error {
     this.name = 'UserVerificationError'
     this.code = code
   }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
+    return this === UserVerificationError && (value instanceof OptionsTypeError || value instanceof OptionsRangeError)
+  }
+}
+
+/** The one shape of an option error: `\`<option>\` must be <expectation>, got <value>. <fix>`, code `ERR_UV_OPTIONS`. */
+function optionMessage(option: string, expectation: string, got: unknown, fix: string): string {
+  let shown: string
+  try {
+    shown = typeof got === 'function' ? 'a function' : (JSON.stringify(got) ?? String(got))
+  } catch {
+    shown = String(got)
+  }
+  return `user-verification: \`${option}\` must be ${expectation}, got ${shown}.${fix ? ' ' + fix : ''}`
+}
+
+/** A wrong type of option value; `code` is always `ERR_UV_OPTIONS`. */
+export class OptionsTypeError extends TypeError {
+  readonly code = 'ERR_UV_OPTIONS' as const
+}
+
+/** An option value out of its range; `code` is always `ERR_UV_OPTIONS`. */
+export class OptionsRangeError extends RangeError {
+  readonly code = 'ERR_UV_OPTIONS' as const
+}
+
+/**
+ * The package's one option-error helper: a `TypeError` (wrong type) or `RangeError` (out of
+ * range) with `code: 'ERR_UV_OPTIONS'` and a message that names the option, what it must be,
+ * what it got and how to fix it. `expectation` may be a whole sentence when `option` is `''`.
+ */
+export function optionError(kind: 'type' | 'range', option: string, expectation: string, got?: unknown, fix = ''): TypeError | RangeError {
+  const message = option === '' ? `user-verification: ${expectation}` : optionMessage(option, expectation, got, fix)
+  return kind === 'type' ? new OptionsTypeError(message) : new OptionsRangeError(message)
+}
+
+const warned = new Set<string>(
+  // A --workers primary passes the codes it warned about, so each warning shows once per server.
+  (typeof process === 'object' ? (process.env.UV_WARNED_CODES ?? '') : '').split(',').filter(Boolean)
+)
+
+/**
+ * Logs a warning once per process and code (lru-cache's rule), as every log line of the package
+ * carries its code: `logger.warn('user-verification: <message>', { code, ...fields })`.
+ */
+export function warnOnce(
+  logger: { warn(message: string, fields?: Record<string, unknown>): void },
+  code: ErrorCode & `WRN_${string}`,
+  message: string,
+  fields: Record<string, unknown> = {}
+): void {
+  if (warned.has(code)) return
+  warned.add(code)
+  logger.warn(`user-verification: ${message}`, { code, ...fields })
 }
 
 /** A key or quota store call failed (unreachable, timed out, corrupt). */
@@ -51,6 +112,11 @@ export class VerifierError extends UserVerificationError {
     super('ERR_UV_VERIFIER', message, options)
     this.name = 'VerifierError'
   }
+}
+
+/** The message of anything thrown, without the package's `user-verification: ` prefix (for a line that has its own). */
+export function withoutPrefix(thrown: unknown): string {
+  return toError(thrown).message.replace(/^(?:user-verification: )+/, '')
 }
 
 /** Wraps anything thrown into an Error, so callers can rely on `.message`. */

@@ -3,6 +3,7 @@
 // The Express middleware, the product's main entry point.
 export { userVerification, userVerification as default, modelName } from './http/middleware.js'
 export type { UserVerificationMiddleware, MiddlewareMetrics } from './http/middleware.js'
+export { dnsCheckChannel, nameModelChannel, type DnsCheckMessage, type NameModelMessage } from './diagnostics.js'
 export type { Options } from './http/options.js'
 // The library core, for checks without HTTP, keys or quota.
 export { verify, createVerifier, presentFields } from './verify.js'

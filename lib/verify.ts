@@ -1,5 +1,6 @@
 // The library core: verify an email and names with no HTTP, keys or quota.
 import { createEmailVerifier, type EmailVerifierOptions } from './email/verifier.js'
+import { nameModelChannel, type NameModelMessage } from './diagnostics.js'
 import { UserVerificationError, VerifierError, toError } from './errors.js'
 import { loadNameModel } from './names/verifier.js'
 import type { EmailVerifier, NameVerification, NameVerifier, VerifyInput, VerifyResult } from './types.js'
@@ -67,9 +68,13 @@ export function createVerifier(options: VerifierOptions = {}): Verifier {
     if (fields.firstname === undefined && fields.lastname === undefined) return undefined
     if (names === undefined) throw new VerifierError('the name model is not loaded', { cause: nameModelError })
     const result: NameVerification = {}
+    // Timed only when someone listens (the server's metrics): the clock reads are not free.
+    const start = nameModelChannel.hasSubscribers ? process.hrtime.bigint() : undefined
     try {
       if (fields.firstname !== undefined) result.firstname = names.predict(fields.firstname)
       if (fields.lastname !== undefined) result.lastname = names.predict(fields.lastname)
+      if (start !== undefined)
+        nameModelChannel.publish({ seconds: Number(process.hrtime.bigint() - start) / 1e9 } satisfies NameModelMessage)
     } catch (error) {
       throw new VerifierError('the name model failed', { cause: error })
     }

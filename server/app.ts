@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet'
 import type { Logger, UserVerificationMiddleware } from '../lib/index.js'
 import { createDashboard, type DashboardOptions } from './dashboard.js'
-import { renderMetrics } from './metrics.js'
+import { createServerMetrics, type ServerMetrics } from './metrics.js'
 import { createDocsRouter } from './openapi.js'
 
 /** Where the API is mounted on the standalone server. */
@@ -41,11 +41,15 @@ export function loggedPath(path: string): string {
 /**
  * Builds the app around a ready middleware; `logger` gets one line per request, without PII.
  * `dashboard` configures the dashboard at /dashboard (admin token, sign-up, upgrade offer).
+ * `metrics` records the API's requests and answers `/metrics`, unless `serveMetrics` is false
+ * (`--metrics-port` serves them on a listener of their own).
  */
 export function createApp(
   middleware: UserVerificationMiddleware,
   logger: Required<Logger>,
-  dashboard: DashboardOptions = {}
+  dashboard: DashboardOptions = {},
+  metrics: ServerMetrics = createServerMetrics(middleware),
+  serveMetrics = true
 ): express.Express {
   const app = express()
   app.disable('x-powered-by')
@@ -56,12 +60,9 @@ export function createApp(
     res.once('finish', () => {
       // Known paths only: a query string or an unknown path could carry personal data.
       const path = req.originalUrl.split('?')[0] ?? ''
-      logger.info('request', {
-        method: req.method,
-        path: loggedPath(path),
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - start) / 1e6
-      })
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      if (path === apiPath || path === apiPath + '/') metrics.observeRequest(res.statusCode, ms / 1000)
+      logger.info('request', { method: req.method, path: loggedPath(path), status: res.statusCode, ms })
     })
     next()
   })
@@ -72,9 +73,7 @@ export function createApp(
     const checks = await readiness(middleware)
     res.status(checks.ready ? 200 : 503).json(checks)
   })
-  app.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4').send(renderMetrics(middleware.metrics()))
-  })
+  if (serveMetrics) app.get('/metrics', metricsHandler(metrics, logger))
   app.use(apiPath, middleware)
   app.use(createDocsRouter())
   app.use(createDashboard(middleware, { logger, ...dashboard }))
@@ -89,6 +88,18 @@ export function createApp(
     res.set('Retry-After', '5').status(503).json({ detail: 'Tool service unavailable' })
   })
   return app
+}
+
+/** Answers a scrape; 503 when the metrics cannot be gathered (a worker's primary did not answer). */
+export function metricsHandler(metrics: ServerMetrics, logger: Required<Logger>) {
+  return async (_req: Request, res: Response) => {
+    try {
+      res.type(metrics.contentType).send(await metrics.render())
+    } catch (error) {
+      logger.error('metrics unavailable', { error: error instanceof Error ? error.message : String(error) })
+      res.set('Retry-After', '5').status(503).json({ detail: 'Tool service unavailable' })
+    }
+  }
 }
 
 /** Store reachable (a real round trip, bounded to 2 s) and name model loaded. */

@@ -102,7 +102,13 @@ export function dashboardGroup(): PathGroup {
   const signedInErrors = errors({ '401': 'No active key in X-API-Token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
   const adminErrors = errors({ '401': 'Not the admin token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
   const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } })
-  const op = (operationId: string, summary: string, extra: Record<string, unknown>) => ({ operationId, tags: [tag], summary, ...extra })
+  // Every dashboard API path sits behind the per-address limit; admin and sign-up paths exist only when turned on.
+  const perIp = errors({ '429': 'Too many requests from this address.' })
+  const optional = errors({ '404': 'This part of the dashboard is turned off on this server.' })
+  const op = (operationId: string, summary: string, extra: { responses: Record<string, unknown> } & Record<string, unknown>) => {
+    const off = operationId.startsWith('admin') || operationId === 'dashboardSignup'
+    return { operationId, tags: [tag], summary, ...extra, responses: { ...perIp, ...(off ? optional : {}), ...extra.responses } }
+  }
   return {
     tag: { name: tag, description: 'The usage dashboard’s API: an account view (signed in with a key) and an admin view.' },
     schemas: {

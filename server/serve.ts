@@ -8,6 +8,7 @@ import { issueKey, openStores, userVerification, type EmailVerifierOptions, type
 import { apiPath, createApp } from './app.js'
 import { loadAdminToken } from './dashboard.js'
 import { createJsonLogger } from './logger.js'
+import { createServerMetrics, serveClusterMetrics } from './metrics.js'
 
 /** Settings of {@link serve}, as the CLI and its environment variables give them. */
 export interface ServeSettings extends EmailVerifierOptions {
@@ -16,6 +17,8 @@ export interface ServeSettings extends EmailVerifierOptions {
   store: string
   demoKey: boolean
   workers: number
+  /** Units per calendar month of each plan (`--plans`, `UV_PLANS`). Defaults to the package's plans. */
+  plans?: Record<string, number> | undefined
   bodyLimit?: number
   maxInFlight?: number
   maxEventLoopDelay?: number
@@ -34,6 +37,9 @@ export interface ServeSettings extends EmailVerifierOptions {
   upgrade?: string | undefined
   /** Open connections per process above which new ones are dropped; `undefined` derives it from the descriptor limit. */
   maxConnections?: number | undefined
+  /** Serve `/metrics` on this port (on `metricsHost`, default `host`) instead of the API port. */
+  metricsPort?: number | undefined
+  metricsHost?: string | undefined
 }
 
 /**
@@ -61,7 +67,9 @@ async function openOrExit(url: string, logger: ReturnType<typeof createJsonLogge
   try {
     return await openStores(url, { logger })
   } catch (error) {
-    say(`user-verification: cannot open the store ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`)
+    say(
+      `user-verification: cannot open the store ${redactUrl(url)}: ${(error instanceof Error ? error.message : String(error)).replace(/^user-verification: /, '')}`
+    )
     process.exit(1)
   }
 }
@@ -108,6 +116,8 @@ export async function serve(settings: ServeSettings): Promise<void> {
     signup,
     upgrade,
     maxConnections,
+    metricsPort,
+    metricsHost,
     ...options
   } = settings
   let adminToken: string | undefined
@@ -117,20 +127,36 @@ export async function serve(settings: ServeSettings): Promise<void> {
     say(`user-verification: ${error instanceof Error ? error.message : String(error)}`)
     process.exit(2)
   }
-  const middleware = userVerification({ ...options, store: stores, logger })
+  // The metrics read the middleware's counters at scrape time; the stores they time are the ones the middleware gets.
+  const metrics = createServerMetrics({ metrics: () => middleware.metrics() }, { defaultMetrics: true })
+  const middleware = userVerification({ ...options, store: metrics.instrumentStores(stores), logger })
   await middleware.ready
   // Audit lines are written even with --quiet, which only drops the per-request lines.
   const auditLog = createJsonLogger(process.stdout, false)
   const { dnsServers, dnsTimeout, dnsTries, dnsCache } = options
-  const app = createApp(middleware, logger, {
-    adminToken,
-    signup,
-    upgrade,
-    verifier: Object.fromEntries(Object.entries({ dnsServers, dnsTimeout, dnsTries, dnsCache }).filter(([, value]) => value !== undefined)),
-    audit: (event) => auditLog.info('audit', { ...event }),
-    // The dashboard's per-address limit follows the API's when one is set.
-    ...(options.rateLimit?.perIp ? { rateLimit: { perIp: options.rateLimit.perIp } } : {})
-  })
+  const app = createApp(
+    middleware,
+    logger,
+    {
+      ...(settings.plans === undefined ? {} : { plans: settings.plans }),
+      adminToken,
+      signup,
+      upgrade,
+      verifier: Object.fromEntries(
+        Object.entries({ dnsServers, dnsTimeout, dnsTries, dnsCache }).filter(([, value]) => value !== undefined)
+      ),
+      audit: (event) => auditLog.info('audit', { ...event }),
+      // The dashboard's per-address limit follows the API's when one is set.
+      ...(options.rateLimit?.perIp ? { rateLimit: { perIp: options.rateLimit.perIp } } : {})
+    },
+    metrics,
+    metricsPort === undefined
+  )
+  // With --workers the primary serves --metrics-port (every worker summed); alone, this process does.
+  const metricsServer =
+    metricsPort !== undefined && cluster.isPrimary
+      ? await listenMetrics(metricsPort, metricsHost ?? host, () => metrics.render(), metrics.contentType)
+      : undefined
   let stopping = false
   // Slow clients must not hold sockets open: bounded header and whole-request times. Node enforces
   // both from a periodic sweep (every 30 s by default), so sweep often enough to cut on time.
@@ -183,7 +209,9 @@ export async function serve(settings: ServeSettings): Promise<void> {
     if (stopping) return
     stopping = true
     logger.info('shutting down', { signal })
+    metricsServer?.close()
     server.close(async () => {
+      metrics.close()
       await middleware.close()
       await stores.close()
       process.exit(0)
@@ -235,9 +263,44 @@ function formatHost(address: string): string {
   return address.includes(':') ? `[${address}]` : address
 }
 
+/** `--metrics-port`: a listener of its own that answers only `GET /metrics`, so metrics need not share the public port. */
+async function listenMetrics(port: number, host: string, render: () => Promise<string>, contentType: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if ((req.url ?? '').split('?')[0] !== '/metrics') return answerJson(res, 404)
+    if (req.method !== 'GET' && req.method !== 'HEAD') return answerJson(res, 405)
+    render().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) })
+        res.end(req.method === 'HEAD' ? undefined : text)
+      },
+      () => answerJson(res, 503)
+    )
+  })
+  server.listen(port, host)
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve)
+    server.once('error', reject)
+  }).catch((error: unknown) => {
+    say(`user-verification: cannot listen for metrics on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  })
+  const address = server.address() as AddressInfo
+  say(`user-verification metrics on http://${formatHost(address.address)}:${address.port}/metrics`)
+  return server
+}
+
 /** The primary of `--workers N`: checks the store is safe across processes, then forks. */
 async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof createJsonLogger>): Promise<void> {
-  const stores = await openOrExit(settings.store, logger)
+  // The codes of the warnings given here go to the workers (UV_WARNED_CODES), which then skip them: once per server.
+  const warned = new Set<string>()
+  const recording = {
+    ...logger,
+    warn(message: string, fields?: Record<string, unknown>) {
+      if (typeof fields?.code === 'string') warned.add(fields.code)
+      logger.warn(message, fields)
+    }
+  }
+  const stores = await openOrExit(settings.store, recording)
   if (stores.quota.localKeys || stores.keys.localKeys) {
     say(
       `user-verification: --workers ${settings.workers} needs a store shared by all processes (sqlite://, redis:// or postgres://); ${redactUrl(settings.store)} keeps its data in one process. Use one worker or another store.`
@@ -247,10 +310,23 @@ async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof c
   }
   const demo = settings.demoKey ? await ensureDemoKey(stores) : undefined
   await stores.close()
+  // Workers' /metrics and --metrics-port both answer with every worker's metrics, summed here.
+  const aggregator = serveClusterMetrics()
+  const metricsServer =
+    settings.metricsPort !== undefined
+      ? await listenMetrics(
+          settings.metricsPort,
+          settings.metricsHost ?? settings.host,
+          () => aggregator.clusterMetrics(),
+          aggregator.contentType
+        )
+      : undefined
 
   let listening = 0
   let port = 0
-  const workers = Array.from({ length: settings.workers }, () => cluster.fork())
+  // Workers skip the warnings the primary gave already (the store's durability, say): once per server.
+  const fork = () => cluster.fork({ UV_WARNED_CODES: [...warned].join(',') })
+  const workers = Array.from({ length: settings.workers }, fork)
   for (const worker of workers) {
     worker.on('message', (message: { listening?: number }) => {
       if (message.listening === undefined) return
@@ -266,10 +342,11 @@ async function servePrimary(settings: ServeSettings, logger: ReturnType<typeof c
       return
     }
     logger.error('worker exited; starting another', { worker: worker.id, code })
-    cluster.fork()
+    fork()
   })
   const stop = (signal: NodeJS.Signals) => {
     stopping = true
+    metricsServer?.close()
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal)
   }
   process.on('SIGTERM', () => stop('SIGTERM'))

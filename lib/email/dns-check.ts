@@ -2,7 +2,9 @@
 import { Resolver } from 'node:dns/promises'
 import { BlockList, isIPv4 } from 'node:net'
 import { LRUCache } from 'lru-cache'
+import { type DnsCheckMessage, dnsCheckChannel } from '../diagnostics.js'
 import type { DnsCheck, ResolverLike } from '../types.js'
+import { optionError } from '../errors.js'
 import { hasPublicSuffix, isSpecialUseDomain } from './special-use-domains.js'
 import { dnsServersOption, functionOption, numberOption, objectOption, resolverOption } from './options.js'
 
@@ -137,15 +139,24 @@ function race<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT>
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
+/** DNS options checked and with their defaults: what {@link resolveDnsOptions} returns. */
+export interface ResolvedDnsOptions {
+  resolver: ResolverLike | undefined
+  servers: string[] | undefined
+  timeout: number
+  tries: number
+  max: number
+  ttl: Record<DnsCheck, number>
+  now: () => number
+}
+
 /**
- * Builds a DNS checker for mail domains. `check(domain)`: special-use names and names under no public suffix → `Fail` with no
- * query; MX records → `Pass` unless the only one is a null MX (RFC 7505) → `Fail`; no MX
- * (NODATA) → A/AAAA with a globally routable address → `Pass` (RFC 5321 implicit MX), else
- * `Fail`; NXDOMAIN → `Fail`; SERVFAIL, REFUSED, timeouts and other errors (after `tries`
- * attempts) → `Unknown`. The whole check ends within `timeout` ms. Results are cached per
- * domain with TTLs by outcome, and concurrent checks of one domain share one lookup.
+ * Checks the DNS options once and fills in their defaults; throws an `ERR_UV_OPTIONS`
+ * TypeError/RangeError naming the option. The middleware's options, the email verifier and
+ * the DNS check all resolve through here, so each value is checked in one place.
  */
-export function createDnsCheck(options: DnsCheckOptions = {}): DnsChecker {
+export function resolveDnsOptions(options: DnsCheckOptions | ResolvedDnsOptions = {}): ResolvedDnsOptions {
+  if (isResolved(options)) return options
   const opts = objectOption('dnsCheck options', options) as DnsCheckOptions
   const timeout = numberOption(
     'dnsTimeout',
@@ -167,7 +178,35 @@ export function createDnsCheck(options: DnsCheckOptions = {}): DnsChecker {
   }
   const now = functionOption<() => number>('now', opts.now, Date.now)
   const servers = dnsServersOption('dnsServers', opts.servers)
-  const injected = resolverOption<ResolverLike>('resolver', opts.resolver, ['resolveMx', 'resolve4', 'resolve6'])
+  const resolver = resolverOption<ResolverLike>('resolver', opts.resolver, ['resolveMx', 'resolve4', 'resolve6'])
+  if (resolver !== undefined && servers !== undefined) {
+    throw optionError(
+      'type',
+      'dnsServers',
+      'left out when `resolver` is given',
+      servers,
+      'Either pass a resolver or DNS servers (but not both).'
+    )
+  }
+  return Object.defineProperty({ resolver, servers, timeout, tries, max, ttl, now }, resolvedMark, { value: true })
+}
+
+const resolvedMark = Symbol('resolved DNS options')
+
+function isResolved(options: unknown): options is ResolvedDnsOptions {
+  return typeof options === 'object' && options !== null && resolvedMark in options
+}
+
+/**
+ * Builds a DNS checker for mail domains. `check(domain)`: special-use names and names under no public suffix → `Fail` with no
+ * query; MX records → `Pass` unless the only one is a null MX (RFC 7505) → `Fail`; no MX
+ * (NODATA) → A/AAAA with a globally routable address → `Pass` (RFC 5321 implicit MX), else
+ * `Fail`; NXDOMAIN → `Fail`; SERVFAIL, REFUSED, timeouts and other errors (after `tries`
+ * attempts) → `Unknown`. The whole check ends within `timeout` ms. Results are cached per
+ * domain with TTLs by outcome, and concurrent checks of one domain share one lookup.
+ */
+export function createDnsCheck(options: DnsCheckOptions | ResolvedDnsOptions = {}): DnsChecker & { readonly timeout: number } {
+  const { resolver: injected, servers, timeout, tries, max, ttl, now } = resolveDnsOptions(options)
   const attemptMs = Math.max(1, Math.floor(timeout / tries))
   let resolver: ResolverLike
   if (injected !== undefined) {
@@ -226,18 +265,25 @@ export function createDnsCheck(options: DnsCheckOptions = {}): DnsChecker {
     return { result: 'Fail', reason: addresses.length > 0 ? 'no-routable-address' : 'no-records', mx: [] }
   }
 
+  /** Tells the `user-verification:dns` channel's listeners (metrics), if any. */
+  function publish(outcome: DnsOutcome, source: DnsCheckMessage['source']): DnsOutcome {
+    if (dnsCheckChannel.hasSubscribers) dnsCheckChannel.publish({ outcome: outcome.result, source } satisfies DnsCheckMessage)
+    return outcome
+  }
+
   function check(domain: string): Promise<DnsOutcome> {
-    if (isSpecialUseDomain(domain)) return Promise.resolve({ result: 'Fail', reason: 'special-use', mx: [] })
+    if (isSpecialUseDomain(domain)) return Promise.resolve(publish({ result: 'Fail', reason: 'special-use', mx: [] }, 'special-use'))
     // A name under no public suffix (db.corp, router.lan) can only exist on a private resolver:
     // asking would make dnsCheck an oracle of the internal zone (issue 10, item 6).
-    if (!hasPublicSuffix(domain)) return Promise.resolve({ result: 'Fail', reason: 'no-public-suffix', mx: [] })
+    if (!hasPublicSuffix(domain))
+      return Promise.resolve(publish({ result: 'Fail', reason: 'no-public-suffix', mx: [] }, 'no-public-suffix'))
     const hit = cache.get(domain)
     if (hit !== undefined) {
-      if (hit.expires > now()) return Promise.resolve(hit.outcome)
+      if (hit.expires > now()) return Promise.resolve(publish(hit.outcome, 'cache'))
       cache.delete(domain)
     }
     const pending = inflight.get(domain)
-    if (pending !== undefined) return pending
+    if (pending !== undefined) return pending.then((outcome) => publish(outcome, 'shared'))
     const run = race(
       lookup(domain).catch((): DnsOutcome => ({ result: 'Unknown', reason: 'error', mx: [] })),
       timeout
@@ -250,11 +296,12 @@ export function createDnsCheck(options: DnsCheckOptions = {}): DnsChecker {
       })
       .finally(() => inflight.delete(domain))
     inflight.set(domain, run)
-    return run
+    return run.then((outcome) => publish(outcome, 'lookup'))
   }
 
   return {
     check,
+    timeout,
     get cacheSize() {
       return cache.size
     },

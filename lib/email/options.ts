@@ -1,14 +1,9 @@
 // Construction-time checks of the email verifier's options, with messages that state the fix.
 import { isIP } from 'node:net'
+import { optionError } from '../errors.js'
 
-function fail(Err: typeof TypeError | typeof RangeError, option: string, expectation: string, value: unknown, fix: string): never {
-  let shown: string
-  try {
-    shown = JSON.stringify(value) ?? String(value)
-  } catch {
-    shown = String(value)
-  }
-  throw new Err(`user-verification: \`${option}\` must be ${expectation}, got ${shown}. ${fix}`)
+function fail(kind: 'type' | 'range', option: string, expectation: string, value: unknown, fix: string): never {
+  throw optionError(kind, option, expectation, value, fix)
 }
 
 /** `value`, or `fallback` when `undefined`; throws unless a finite number in [min, max] (integer if asked). */
@@ -23,23 +18,23 @@ export function numberOption(
 ): number {
   if (value === undefined) return fallback
   const expectation = `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`
-  if (typeof value !== 'number' || Number.isNaN(value)) fail(TypeError, option, expectation, value, fix)
+  if (typeof value !== 'number' || Number.isNaN(value)) fail('type', option, expectation, value, fix)
   if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value)))
-    fail(RangeError, option, expectation, value, fix)
+    fail('range', option, expectation, value, fix)
   return value
 }
 
 /** `value`, or `fallback` when `undefined`; throws unless a boolean. */
 export function booleanOption(option: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback
-  if (typeof value !== 'boolean') fail(TypeError, option, 'a boolean', value, 'Pass true or false, or leave it out for the default.')
+  if (typeof value !== 'boolean') fail('type', option, 'a boolean', value, 'Pass true or false, or leave it out for the default.')
   return value
 }
 
 /** `value`, or `[]` when `undefined`; throws unless an array of strings. */
 export function stringArrayOption(option: string, value: unknown, fix: string): string[] {
   if (value === undefined) return []
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) fail(TypeError, option, 'an array of strings', value, fix)
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) fail('type', option, 'an array of strings', value, fix)
   return value as string[]
 }
 
@@ -47,15 +42,14 @@ export function stringArrayOption(option: string, value: unknown, fix: string): 
 export function objectOption(option: string, value: unknown): Record<string, unknown> {
   if (value === undefined) return {}
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    fail(TypeError, option, 'an object', value, 'Pass an object literal, or leave it out for the defaults.')
+    fail('type', option, 'an object', value, 'Pass an object literal, or leave it out for the defaults.')
   return value as Record<string, unknown>
 }
 
 /** `value` when `undefined` or a function; throws otherwise. */
 export function functionOption<T>(option: string, value: unknown, fallback: T): T {
   if (value === undefined) return fallback
-  if (typeof value !== 'function')
-    fail(TypeError, option, 'a function', value, 'Pass a function such as () => Date.now(), or leave it out.')
+  if (typeof value !== 'function') fail('type', option, 'a function', value, 'Pass a function such as () => Date.now(), or leave it out.')
   return value as T
 }
 
@@ -66,7 +60,7 @@ export function resolverOption<T>(option: string, value: unknown, methods: strin
     typeof value === 'object' && value !== null && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
   if (!ok)
     fail(
-      TypeError,
+      'type',
       option,
       `an object with ${methods.join(', ')} methods (like dns.promises.Resolver)`,
       value,
@@ -82,9 +76,9 @@ export function resolverOption<T>(option: string, value: unknown, methods: strin
 export function dnsServersOption(option: string, value: unknown): string[] | undefined {
   if (value === undefined) return undefined
   const fix = 'Give IP addresses such as "1.1.1.1", "127.0.0.1:5353" or "[::1]:53" (host names are not accepted).'
-  if (!Array.isArray(value) || value.length === 0) fail(TypeError, option, 'a non-empty array of "ip" or "ip:port" strings', value, fix)
+  if (!Array.isArray(value) || value.length === 0) fail('type', option, 'a non-empty array of "ip" or "ip:port" strings', value, fix)
   for (const entry of value as unknown[]) {
-    if (typeof entry !== 'string' || !isServer(entry)) fail(TypeError, option, 'a non-empty array of "ip" or "ip:port" strings', value, fix)
+    if (typeof entry !== 'string' || !isServer(entry)) fail('type', option, 'a non-empty array of "ip" or "ip:port" strings', value, fix)
   }
   return value as string[]
 }

@@ -9,15 +9,7 @@ import { DisposableMx } from './disposable-mx.js'
 import { suggestDomain } from './domain-suggestion.js'
 import { isRoleAccount } from './role-accounts.js'
 import { isFreeProvider } from './free-providers.js'
-import {
-  booleanOption,
-  dnsServersOption,
-  functionOption,
-  numberOption,
-  objectOption,
-  resolverOption,
-  stringArrayOption
-} from './options.js'
+import { booleanOption, objectOption, stringArrayOption } from './options.js'
 
 /** Options of {@link createEmailVerifier}; `undefined` always means "the default". */
 export interface EmailVerifierOptions {
@@ -46,45 +38,26 @@ const DEADLINE_SLACK_MS = 25
  * Builds an email verifier. `verify(address)` trims the address and answers the full
  * `EmailVerification` (spec fields plus `suggestion`, `role`, `free`); it never rejects for a
  * bad address or DNS trouble (`dnsCheck: "Unknown"`) and settles within `dnsTimeout` plus a
- * few ms whatever the resolver does. Options are checked here and throw `TypeError` or
- * `RangeError`. The shipped lists are loaded once, here.
+ * few ms whatever the resolver does. Options are checked here and throw a `TypeError` or
+ * `RangeError` with `code: 'ERR_UV_OPTIONS'`. The shipped lists are loaded once, here.
  */
 export function createEmailVerifier(options: EmailVerifierOptions = {}): EmailVerifier & { close(): void } {
   const opts = objectOption('options', options) as EmailVerifierOptions
-  const dnsTimeout = numberOption(
-    'dnsTimeout',
-    opts.dnsTimeout,
-    3000,
-    1,
-    60000,
-    false,
-    'Give the deadline of one DNS check in milliseconds, e.g. 3000.'
-  )
-  const dnsTries = numberOption('dnsTries', opts.dnsTries, 2, 1, 10, true, 'Give the number of attempts per query, e.g. 2 (one retry).')
-  const dnsServers = dnsServersOption('dnsServers', opts.dnsServers)
-  const resolver = resolverOption<ResolverLike>('resolver', opts.resolver, ['resolveMx', 'resolve4', 'resolve6'])
-  if (resolver !== undefined && dnsServers !== undefined) {
-    throw new TypeError(
-      'user-verification: `dnsServers` must be left out when `resolver` is given, got ' +
-        JSON.stringify(dnsServers) +
-        '. Either pass a resolver or DNS servers (but not both).'
-    )
-  }
+  // The DNS options are checked in one place, resolveDnsOptions (through createDnsCheck).
+  const dns = createDnsCheck({
+    resolver: opts.resolver,
+    servers: opts.dnsServers,
+    timeout: opts.dnsTimeout,
+    tries: opts.dnsTries,
+    cache: opts.dnsCache,
+    now: opts.now
+  })
+  const dnsTimeout = dns.timeout
   const disposableOpts = objectOption('disposable', opts.disposable)
   const listFix = 'Give domain names such as ["example-temp-mail.com"].'
   const allow = stringArrayOption('disposable.allow', disposableOpts.allow, listFix)
   const block = stringArrayOption('disposable.block', disposableOpts.block, listFix)
   const learnMx = booleanOption('learnMx', opts.learnMx, true)
-  const now = functionOption<() => number>('now', opts.now, Date.now)
-
-  const dns = createDnsCheck({
-    resolver,
-    servers: dnsServers,
-    timeout: dnsTimeout,
-    tries: dnsTries,
-    cache: objectOption('dnsCache', opts.dnsCache),
-    now
-  })
   const disposable = new DisposableDomains({ allow, block })
   const mx = new DisposableMx({ isListed: (d) => disposable.isDisposable(d), isAllowed: (d) => disposable.isAllowed(d) })
   // Pending deadlines, so that close() can answer them at once instead of leaving them hanging.

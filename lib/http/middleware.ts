@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LRUCache } from 'lru-cache'
 import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import { hashKey, isKeyActive } from '../quota/api-keys.js'
-import { StoreError, details, toError, type ErrorCode, type ValidationIssue } from '../errors.js'
+import { StoreError, details, warnOnce, withoutPrefix, type ErrorCode, type ValidationIssue } from '../errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf, type Period } from '../quota/plans.js'
 import { QuotaCompensation } from '../quota/compensation.js'
@@ -125,7 +125,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     bursts.set(kind, { at, left: 0 })
     const left = burst?.left ?? 0
     const more = left > 0 ? ` (and ${left} more like it since the last such line)` : ''
-    logger.error(`user-verification: ${kind}: ${toError(error).message}${more}`, left > 0 ? { code, more: left } : { code })
+    logger.error(`user-verification: ${message}: ${withoutPrefix(error)}${more}`, left > 0 ? { code, more: left } : { code })
   }
 
   function unavailable(res: Response): void {
@@ -205,8 +205,12 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   /** The plan limit of an account (0, with a warning, for a plan the options do not define). */
   function limitOf(account: Account): number {
     const limit = plans[account.plan]
+    // Once per process: a misconfigured plan would otherwise log on every request.
     if (limit === undefined)
-      logger.warn(`user-verification: WRN_UV_UNKNOWN_PLAN account ${account.id} has plan "${account.plan}", which is not configured`)
+      warnOnce(logger, 'WRN_UV_UNKNOWN_PLAN', `account ${account.id} has plan "${account.plan}", which is not configured`, {
+        account: account.id,
+        plan: account.plan
+      })
     return limit ?? 0
   }
 
@@ -279,7 +283,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       metrics.inFlight--
       metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
     })
-    const checked = validateRequest(req.get('x-api-token'), req.body)
+    const checked = validateRequest(req.get('x-api-token'), req.body, req.get('content-type'))
     if (!checked.ok) return sendIssues(res, checked.issues)
     if (overloaded()) return unavailable(res)
 
@@ -353,7 +357,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       if (!mountedOnApp && !warnedHostParser && req.body !== undefined) {
         warnedHostParser = true
         logger.warn(
-          "user-verification: WRN_UV_HOST_PARSER a body parser ran before the middleware, which is mounted on a Router, so a malformed or oversized body would get that parser's error page. Mount it with app.use(path, middleware) on the application, or mount the parser after it.",
+          "user-verification: a body parser ran before the middleware, which is mounted on a Router, so a malformed or oversized body would get that parser's error page. Mount it with app.use(path, middleware) on the application, or mount the parser after it.",
           { code: 'WRN_UV_HOST_PARSER' }
         )
       }
@@ -454,7 +458,7 @@ function storeOpener(config: Configuration) {
     })()
     pending.catch((error: unknown) => {
       failedAt = Date.now()
-      config.logger.error(`user-verification: ERR_UV_STORE the store could not be opened: ${toError(error).message}`, {
+      config.logger.error(`user-verification: the store could not be opened: ${withoutPrefix(error)}`, {
         code: 'ERR_UV_STORE'
       })
     })

@@ -1,7 +1,9 @@
 // The middleware's public options, their defaults, and the checks that run once at construction.
 import type { EmailVerifierOptions } from '../email/verifier.js'
+import { optionError, warnOnce } from '../errors.js'
 import { defaultPlans } from '../quota/plans.js'
-import type { RateLimitOptions } from './rate-limit.js'
+import { resolveRateLimit, type RateLimitOptions } from './rate-limit.js'
+import { resolveDnsOptions, type ResolvedDnsOptions } from '../email/dns-check.js'
 import type { EmailVerifier, Logger, NameVerifier, Stores } from '../types.js'
 
 /** Options of {@link userVerification}; every field is optional and `undefined` means the default. */
@@ -39,7 +41,9 @@ export interface Options extends EmailVerifierOptions {
 
 /** Options with every default filled in; internal. */
 export interface Configuration extends Omit<Options, 'emailVerifier' | 'nameVerifier' | 'rateLimit'> {
-  rateLimit: Partial<RateLimitOptions> | undefined
+  rateLimit: RateLimitOptions | undefined
+  /** The DNS settings, checked and with their defaults. */
+  dns: ResolvedDnsOptions
   emailVerifier: EmailVerifier | undefined
   nameVerifier: NameVerifier | undefined
 }
@@ -77,13 +81,8 @@ const knownKeys: Record<keyof Options, true> = {
   rateLimit: true
 }
 
-/** `"<option>" must be <expectation>, got <value>. <fix>` as a TypeError or RangeError. */
-export function optionError(kind: 'type' | 'range', option: string, expectation: string, got: unknown, fix = ''): Error {
-  const shown = typeof got === 'function' ? 'a function' : (JSON.stringify(got) ?? String(got))
-  const message = `user-verification: \`${option}\` must be ${expectation}, got ${shown}.${fix ? ' ' + fix : ''}`
-  const error = kind === 'type' ? new TypeError(message) : new RangeError(message)
-  return Object.assign(error, { code: 'ERR_UV_OPTIONS' as const })
-}
+/** The option error of the package (lib/errors.ts), re-exported where 0.1.0 had it. */
+export { optionError }
 
 function wholeNumber(option: string, value: unknown, min: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw optionError('type', option, 'an integer', value)
@@ -95,24 +94,28 @@ function wholeNumber(option: string, value: unknown, min: number): number {
 export function resolveOptions(input: Readonly<Partial<Options>> | undefined): Configuration {
   if (input !== undefined && (typeof input !== 'object' || input === null)) throw optionError('type', 'options', 'an object', input)
   if (input && 'method' in input && 'headers' in input && 'url' in input) {
-    throw new TypeError(
-      "user-verification: the options look like a request. Call the factory: `app.use('/api/v1', userVerification())`, not `app.use(userVerification)`."
+    throw optionError(
+      'type',
+      '',
+      "the options look like a request. Call the factory: `app.use('/api/v1', userVerification())`, not `app.use(userVerification)`."
     )
   }
   const given = Object.fromEntries(Object.entries(input ?? {}).filter(([, value]) => value !== undefined)) as Partial<Options>
   const logger = given.logger ?? defaults.logger
   for (const key of Object.keys(given)) {
     if (!(key in knownKeys))
-      logger.warn(`user-verification: WRN_UV_UNKNOWN_OPTION unknown option \`${key}\` is ignored; check its spelling`)
+      warnOnce(logger, 'WRN_UV_UNKNOWN_OPTION', `unknown option \`${key}\` is ignored; check its spelling`, { option: key })
   }
   const config: Configuration = {
     ...defaults,
     ...given,
     emailVerifier: given.emailVerifier,
     nameVerifier: given.nameVerifier,
-    rateLimit: given.rateLimit,
+    rateLimit: undefined,
+    dns: undefined as unknown as ResolvedDnsOptions,
     logger
   }
+  config.rateLimit = given.rateLimit as RateLimitOptions | undefined
 
   if (typeof config.store !== 'string' && (typeof config.store !== 'object' || config.store === null)) {
     throw optionError('type', 'store', 'a store URL or a { keys, quota, close } object', config.store)
@@ -129,8 +132,18 @@ export function resolveOptions(input: Readonly<Partial<Options>> | undefined): C
   if (typeof logger.warn !== 'function' || typeof logger.error !== 'function') {
     throw optionError('type', 'logger', 'an object with warn() and error()', Object.keys(logger))
   }
-  if (typeof config.dnsTimeout === 'number' && config.dnsTimeout < 200) {
-    logger.warn(`user-verification: WRN_UV_DNS_TIMEOUT dnsTimeout is ${config.dnsTimeout} ms; most real lookups will answer Unknown`)
+  // The DNS options are checked here, once, by the DNS check's own resolver (the verifier built later reuses the result).
+  config.dns = resolveDnsOptions({
+    servers: config.dnsServers,
+    resolver: config.resolver,
+    timeout: config.dnsTimeout,
+    tries: config.dnsTries,
+    cache: config.dnsCache
+  })
+  config.rateLimit = config.rateLimit === undefined ? undefined : resolveRateLimit(config.rateLimit)
+  // Only a valid timeout can be "very short": an impossible one has thrown above.
+  if (config.dns.timeout < 200) {
+    warnOnce(logger, 'WRN_UV_DNS_TIMEOUT', `dnsTimeout is ${config.dns.timeout} ms; most real lookups will answer Unknown`)
   }
   if (config.emailVerifier !== undefined && typeof config.emailVerifier.verify !== 'function') {
     throw optionError('type', 'emailVerifier', 'an object with verify(address)', Object.keys(config.emailVerifier))

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { MemoryStore, rateLimit, type ClientRateLimitInfo, type Options as LimiterOptions, type Store } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
-import { details, toError } from '../errors.js'
-import type { Logger, Stores } from '../types.js'
+import { details, optionError, toError } from '../errors.js'
+import type { Logger, RedisStores, Stores } from '../types.js'
 
 /** Request-rate limits of the API. `0` (the default) turns a limit off. */
 export interface RateLimitOptions {
@@ -60,18 +60,16 @@ const windowMs = 1000
 /** Checks `input` (`undefined` fields mean off) and returns limits with every field set. */
 export function resolveRateLimit(input: Readonly<Partial<RateLimitOptions>> | undefined): RateLimitOptions {
   if (input !== undefined && (typeof input !== 'object' || input === null)) {
-    throw new TypeError(`user-verification: \`rateLimit\` must be an object like { perKey: 10, perIp: 50 }, got ${JSON.stringify(input)}.`)
+    throw optionError('type', 'rateLimit', 'an object like { perKey: 10, perIp: 50 }', input)
   }
   const resolved: RateLimitOptions = { perKey: 0, perIp: 0 }
   for (const name of ['perKey', 'perIp'] as const) {
     const value = input?.[name]
     if (value === undefined) continue
     if (typeof value !== 'number' || !Number.isInteger(value)) {
-      throw new TypeError(
-        `user-verification: \`rateLimit.${name}\` must be a whole number of requests per second, got ${JSON.stringify(value) ?? String(value)}. Use 0 to turn it off.`
-      )
+      throw optionError('type', `rateLimit.${name}`, 'a whole number of requests per second', value, 'Use 0 to turn it off.')
     }
-    if (value < 0) throw new RangeError(`user-verification: \`rateLimit.${name}\` must be >= 0, got ${value}. Use 0 to turn it off.`)
+    if (value < 0) throw optionError('range', `rateLimit.${name}`, '>= 0', value, 'Use 0 to turn it off.')
     resolved[name] = value
   }
   return resolved
@@ -82,7 +80,12 @@ export function resolveRateLimit(input: Readonly<Partial<RateLimitOptions>> | un
  * `sendCommand`; `undefined` for any other stores (the counters then stay in this process).
  */
 export function redisBackendOf(stores: Stores): RateLimitBackend | undefined {
-  return stores.sendCommand === undefined ? undefined : { sendCommand: stores.sendCommand, prefix: stores.quota.prefix }
+  return isRedisStores(stores) ? { sendCommand: stores.sendCommand, prefix: stores.quota.prefix } : undefined
+}
+
+/** Whether `stores` are Redis stores with their connection's `sendCommand` (see {@link RedisStores}). */
+export function isRedisStores(stores: Stores): stores is RedisStores {
+  return typeof (stores as Partial<RedisStores>).sendCommand === 'function'
 }
 
 /**
@@ -155,7 +158,7 @@ export function createRateLimiters(options: Readonly<Partial<RateLimitOptions>> 
     return function rateLimitGuard(req: Request, res: Response, next: NextFunction) {
       counted(req, res, (error?: unknown) => {
         if (error === undefined || error === 'route' || error === 'router') return next(error)
-        logger.error(`user-verification: ERR_UV_STORE rate limit (${name}) counter failed: ${toError(error).message}`, {
+        logger.error(`user-verification: rate limit (${name}) counter failed: ${toError(error).message}`, {
           code: 'ERR_UV_STORE'
         })
         if (res.headersSent) return next(error)

@@ -47,12 +47,32 @@ const missingHeader: ValidationIssue = { type: 'missing', loc: ['header', 'X-API
 export type ValidationOutcome = { ok: false; issues: ValidationIssue[] } | { ok: true; token: string; body: RequestBody }
 
 /**
- * Validates the token header and the body. `body` is the raw text when we read the stream
- * ourselves, or whatever the host app's body parser left in `req.body`.
+ * Whether a `Content-Type` asks for JSON: none at all, `application/json` or `application/*+json`
+ * (as FastAPI decides; any other type's body is not parsed, so it is no object: DESIGN §2.1).
  */
-export function validateRequest(token: string | undefined, body: unknown): ValidationOutcome {
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true
+  const type = contentType.split(';')[0]!.trim().toLowerCase()
+  return type === 'application/json' || /^application\/[^/\s]+\+json$/.test(type)
+}
+
+/**
+ * Validates the token header and the body. `body` is the raw text when we read the stream
+ * ourselves, or whatever the host app's body parser left in `req.body`. A body sent with a
+ * non-JSON `Content-Type` is not parsed: it is the raw text, so a 422 `model_attributes_type`.
+ */
+export function validateRequest(token: string | undefined, body: unknown, contentType?: string): ValidationOutcome {
   const issues: ValidationIssue[] = []
   if (token === undefined) issues.push(missingHeader)
+  if (!isJsonContentType(contentType) && body !== undefined && body !== null && body !== '') {
+    issues.push({
+      type: 'model_attributes_type',
+      loc: ['body'],
+      msg: 'Input should be a valid dictionary or object to extract fields from',
+      input: typeof body === 'string' ? body : JSON.stringify(body)
+    })
+    return { ok: false, issues }
+  }
   const parsed = typeof body === 'string' ? parseJson(body) : { value: body }
   if ('issue' in parsed) return { ok: false, issues: [...issues, parsed.issue] }
   issues.push(...bodyIssues(parsed.value))

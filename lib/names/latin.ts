@@ -11,6 +11,9 @@ function brahmicRole(c: number): 0 | 1 | 2 {
     if ((o >= 0x3e && o <= 0x4d) || o === 0x3c || (o >= 0x62 && o <= 0x63)) return 2
     return 0
   }
+  // Tibetan: consonants 0xF40–0xF6C and their subjoined forms 0xF90–0xFBC; vowel signs 0xF71–0xF7D and 0xF80–0xF84.
+  if ((c >= 0xf40 && c <= 0xf6c) || (c >= 0xf90 && c <= 0xfbc)) return 1
+  if ((c >= 0xf71 && c <= 0xf7d) || (c >= 0xf80 && c <= 0xf84)) return 2
   // Sinhala: consonants 0xD9A–0xDC6, al-lakuna 0xDCA and vowel signs 0xDCF–0xDDF.
   if (c >= 0xd9a && c <= 0xdc6) return 1
   if (c === 0xdca || (c >= 0xdcf && c <= 0xddf) || c === 0xdf2 || c === 0xdf3) return 2
@@ -56,7 +59,10 @@ export function latinReading(text: string): string {
     }
     if (brahmicRole(c) === 1) {
       const next = cps[i + 1]
-      if (next === undefined || brahmicRole(next.codePointAt(0) as number) !== 2) out += 'a'
+      const n = next === undefined ? 0 : (next.codePointAt(0) as number)
+      // A Tibetan consonant with a subjoined one under it (ས + ྟ) takes no vowel of its own.
+      const stacked = n >= 0xf90 && n <= 0xfbc
+      if (next === undefined || (brahmicRole(n) !== 2 && !stacked)) out += 'a'
     }
   }
   // Readings of uncased scripts are lower case; each word then starts with a capital, as names are written in Latin.

@@ -217,7 +217,8 @@ export function ruleReason(text: string, length: number, lex: NameLexicon): Name
     } else {
       prevAttach = false
       if (kind === K_DIGIT) digits++
-      else if (kind !== K_NAMEPUNCT) other++
+      // The Tibetan tsheg separates the syllables of a word, as a hyphen would.
+      else if (kind !== K_NAMEPUNCT && c !== 0xf0b && c !== 0xf0c) other++
     }
   }
   // No letter, mark or digit: symbols, emoji, punctuation (@@@ and {} included).

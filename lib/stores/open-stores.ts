@@ -1,7 +1,7 @@
 // Opens the key and quota stores named by a store URL, and checks user-supplied stores at the door.
 // Backend drivers are imported only when their URL is opened: Redis and PostgreSQL users install theirs (Keyv's convention).
-import { UserVerificationError } from '../errors.js'
-import type { KeyStore, Logger, QuotaStore, Stores } from '../types.js'
+import { optionError, UserVerificationError } from '../errors.js'
+import type { KeyStore, Logger, QuotaStore, RedisStores, Stores } from '../types.js'
 import { KeyvKeyStore } from './keyv-key-store.js'
 import { MemoryKeyStore, MemoryQuotaStore } from './memory-store.js'
 import { PostgresQuotaStore } from './postgres-quota-store.js'
@@ -49,9 +49,7 @@ export async function openStores(url: string, options: OpenStoresOptions = {}): 
   const logger = options.logger ?? console
   const namespace = options.namespace ?? 'uv'
   if (typeof namespace !== 'string' || !/^[a-z][a-z0-9_]{0,39}$/.test(namespace)) {
-    throw new TypeError(
-      `user-verification: store \`namespace\` must be lower-case letters, digits and _ (starting with a letter, at most 40), got ${JSON.stringify(namespace)}.`
-    )
+    throw optionError('type', 'namespace', 'lower-case letters, digits and _ (starting with a letter, at most 40)', namespace)
   }
   const connectTimeout = positive('connectTimeout', options.connectTimeout ?? 5000)
   const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 2000)
@@ -105,7 +103,13 @@ async function openSqlite(path: string, namespace: string, logger: Logger): Prom
   return pair(keys, quota)
 }
 
-async function openRedis(url: string, namespace: string, logger: Logger, connectTimeout: number, commandTimeout: number): Promise<Stores> {
+async function openRedis(
+  url: string,
+  namespace: string,
+  logger: Logger,
+  connectTimeout: number,
+  commandTimeout: number
+): Promise<RedisStores> {
   const where = redact(url)
   // @keyv/redis re-exports its own @redis/client, so the client we build is the version it was made for.
   const { default: KeyvRedis, createClient } = await importOptional<typeof import('@keyv/redis')>('@keyv/redis', 'redis://', '@keyv/redis')
@@ -303,7 +307,7 @@ function assertShape(what: string, x: unknown, methods: readonly string[]): void
 
 function positive(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`user-verification: store \`${name}\` must be a positive number of ms, got ${JSON.stringify(value)}.`)
+    throw optionError('range', name, 'a positive number of ms', value)
   }
   return value
 }

@@ -1,5 +1,6 @@
 // Scale-out quota store on Redis: consume-if-within-limit (with the day's history) and refund as Lua scripts, one round trip each.
 import { createHash } from 'node:crypto'
+import { warnOnce } from '../errors.js'
 import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
 import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
 
@@ -120,9 +121,10 @@ export class RedisQuotaStore implements QuotaStore {
       const reply = await this.#send(['CONFIG', 'GET', 'appendonly'])
       const value = Array.isArray(reply) ? reply[1] : (reply as Record<string, unknown> | null)?.appendonly
       if (value === 'no') {
-        this.#logger.warn(
-          'user-verification: Redis runs with appendonly off; consumed units since the last snapshot are lost if Redis restarts. Set `appendonly yes` for durable quota.',
-          { code: 'WRN_UV_REDIS_NOT_DURABLE' }
+        warnOnce(
+          this.#logger,
+          'WRN_UV_REDIS_NOT_DURABLE',
+          'Redis runs with appendonly off; consumed units since the last snapshot are lost if Redis restarts. Set `appendonly yes` for durable quota.'
         )
       }
     } catch {

@@ -66,7 +66,7 @@ const defaultLoader: ModuleLoader = async (name) => {
  *
  * node:sqlite is synchronous: a statement runs on the event loop. Its own busy handler would
  * sleep on the event loop while another process holds the write lock, so it is turned off and a
- * statement that finds the file locked is retried on a timer (backing off from 1 ms) until
+ * statement that finds the file locked is retried on a timer (1 ms, doubling up to 10 ms) until
  * `busyTimeout` has passed; requests keep being served meanwhile. sqlite3 runs statements on the
  * libuv thread pool and keeps its own busy timeout.
  */
@@ -106,7 +106,7 @@ function openNodeSqlite(module: NodeSqliteModule, path: string, busyTimeout: num
   // Preparing reads the schema, so it can find the file locked too (another process switching it to WAL).
   const retry = async <T>(fn: () => T): Promise<T> => {
     const deadline = Date.now() + busyTimeout
-    for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    for (let wait = 1; ; wait = Math.min(wait * 2, 10)) {
       try {
         return fn()
       } catch (error) {

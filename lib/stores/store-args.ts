@@ -151,9 +151,7 @@ export function byCreation(a: { createdAt: string; id: string }, b: { createdAt:
 
 /** Error thrown by `create` for an id or hash that already exists. */
 export function duplicateKeyError(what: 'id' | 'hash', id: string): Error {
-  const error = new Error(`user-verification: a key with this ${what} already exists (id ${id}). Generate a new key.`)
-  ;(error as Error & { code: string }).code = 'ERR_UV_DUPLICATE_KEY'
-  return error
+  return new UserVerificationError('ERR_UV_DUPLICATE_KEY', `a key with this ${what} already exists (id ${id}). Generate a new key.`)
 }
 
 /** Error thrown by `createAccount` for an id or email that is taken (the email itself is not in the message). */

@@ -115,13 +115,37 @@ t.test('422 comes before 401: bad token with a malformed body', async (t) => {
   t.equal(reply.status, 422)
 })
 
-t.test('a non-JSON content type is still read as JSON text', async (t) => {
-  const form = await api.post('model=user_verification&firstname=Jane', {
-    token: key,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' }
-  })
-  t.equal(form.status, 422)
-  t.equal(form.body.detail[0].type, 'json_invalid')
-  const plain = await api.post({ model: 'user_verification', firstname: 'Jane' }, { token: key, headers: { 'content-type': 'text/plain' } })
-  t.equal(plain.status, 200)
+t.test('a non-JSON content type gets the 422 of DESIGN §2.1: the body is not parsed, so it is no object', async (t) => {
+  const text = '{"model":"user_verification","firstname":"Jane"}'
+  for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'multipart/form-data', 'json']) {
+    const reply = await api.post(text, { token: key, headers: { 'content-type': type } })
+    t.equal(reply.status, 422, type)
+    t.strictSame(
+      reply.body,
+      {
+        detail: [
+          {
+            type: 'model_attributes_type',
+            loc: ['body'],
+            msg: 'Input should be a valid dictionary or object to extract fields from',
+            input: text
+          }
+        ]
+      },
+      type
+    )
+  }
+  const noToken = await api.post(text, { headers: { 'content-type': 'text/plain' } })
+  t.strictSame(
+    noToken.body.detail.map((issue: { type: string }) => issue.type),
+    ['missing', 'model_attributes_type'],
+    'the header entry first'
+  )
+  const empty = await api.post('', { token: key, headers: { 'content-type': 'text/plain' } })
+  t.equal(empty.status, 422)
+  t.strictSame(empty.body.detail[0], { type: 'missing', loc: ['body'], msg: 'Field required', input: null })
+  for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.api+json']) {
+    const reply = await api.post(text, { token: key, headers: { 'content-type': type } })
+    t.equal(reply.status, 200, type)
+  }
 })

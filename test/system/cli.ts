@@ -171,5 +171,5 @@ t.test('DNS cache flags reach the cache: --dns-positive-ttl 1 re-queries, the de
   t.equal(queries() - start, 2, 'a 1 ms positive TTL re-queries')
   const bad = await runCli(['serve', '--dns-unknown-ttl', '0'])
   t.equal(bad.code, 2)
-  t.match(bad.stderr, /--dns-unknown-ttl must be an integer >= 1/)
+  t.match(bad.stderr, /^user-verification: --dns-unknown-ttl must be an integer from 1 to 2147483647, got "0"\n/)
 })

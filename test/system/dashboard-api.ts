@@ -9,6 +9,7 @@ import { adminTokenMatches, loadAdminToken } from '../../server/dashboard-auth.j
 import { createDashboard } from '../../server/dashboard.js'
 import { mailDomain, startDashboardApp } from '../fixtures/dashboard-app.js'
 import { memoryStores } from '../fixtures/create-api.js'
+import { checkResponse } from '../fixtures/openapi-check.js'
 
 const adminToken = 'api-test-admin-token-0123456789'
 
@@ -23,6 +24,9 @@ async function request(url: string, path: string, init: { method?: string; heade
   try {
     body = JSON.parse(text)
   } catch {}
+  // The dashboard's JSON API is in the OpenAPI document too: every answer is checked against it.
+  if (path.startsWith('/dashboard/api/'))
+    checkResponse({ method: init.method ?? 'GET', path, scope: 'server' }, { status: response.status, headers: response.headers, body })
   return { status: response.status, headers: response.headers, body }
 }
 

@@ -204,3 +204,11 @@ t.test('the dashboard router imports from its subpath, for host apps', async (t)
   const { createDashboard } = await import('user-verification/dashboard')
   t.type(createDashboard, 'function')
 })
+
+t.test('the store contract suite imports from its subpath and runs as shipped (on memory stores)', async (t) => {
+  t.equal(manifest.exports['./store-contract'].default, './dist/lib/store-contract.js')
+  t.equal(Object.keys(manifest.exports['./store-contract'])[0], 'types', 'types first')
+  const { storeContract } = await import('user-verification/store-contract')
+  const { openStores } = await import('user-verification')
+  storeContract(t, () => openStores('memory://'), { cancel: false, keysVersion: false, keyWithAccount: false })
+})
