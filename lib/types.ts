@@ -275,8 +275,16 @@ export interface Stores {
   quota: QuotaStore
   /** Closes both (and any connection they share). */
   close(): Promise<void>
-  /** Redis stores only: sends one raw command on the shared connection (the rate-limit counters use it). */
-  sendCommand?: (args: string[]) => Promise<unknown>
+}
+
+/**
+ * Stores opened by `openStores('redis://…')`: they also carry the shared connection's raw
+ * command, which the rate-limit counters use to count where the quota counts. A capability of
+ * Redis stores only (see `isRedisStores`), so the generic {@link Stores} does not mention it.
+ */
+export interface RedisStores extends Stores {
+  /** Sends one raw command on the shared connection, bounded by the store's command timeout. */
+  sendCommand(args: string[]): Promise<unknown>
 }
 
 /** Anything with `warn` and `error` (and optionally `info`), such as `console` or a pino logger. */

@@ -1,7 +1,8 @@
 // The standalone server's OpenAPI document: the API plus health and dashboard path groups; and the routes serving it with /docs.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import express, { type Request, type Response } from 'express'
 import { detailSchema, jsonResponse, openApiDocument, type OpenApiDocument, type PathGroup } from '../lib/index.js'
 
@@ -307,9 +308,20 @@ const docsPolicy = [
   "frame-ancestors 'none'"
 ].join('; ')
 
+/**
+ * Where Swagger UI's files are: copied into the package by the build (public/swagger-ui/, with
+ * its licence), so users install no swagger-ui-dist (whose dependency runs an install script);
+ * from the devDependency itself when running from the sources.
+ */
+function swaggerUiDir(): string {
+  const shipped = fileURLToPath(new URL('./public/swagger-ui/', import.meta.url))
+  if (existsSync(join(shipped, 'swagger-ui-bundle.js'))) return shipped
+  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+}
+
 /** `GET /openapi.json` and the interactive docs at `GET /docs`. */
 export function createDocsRouter(document: OpenApiDocument = serverDocument()): express.Router {
-  const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+  const dist = swaggerUiDir()
   const own = (file: string) => readFileSync(new URL(`./public/${file}`, import.meta.url))
   const files: Record<string, { body: Buffer; type: string }> = {
     'swagger-ui.css': { body: readFileSync(join(dist, 'swagger-ui.css')), type: 'text/css; charset=utf-8' },

@@ -13,4 +13,9 @@ execFileSync(
 )
 if (existsSync('lib/data')) cpSync('lib/data', 'dist/lib/data', { recursive: true })
 if (existsSync('server/public')) cpSync('server/public', 'dist/server/public', { recursive: true })
+// Swagger UI for /docs ships as files (with its licence), so swagger-ui-dist stays a devDependency.
+const swagger = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+for (const file of ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css', 'LICENSE', 'NOTICE']) {
+  cpSync(join(swagger, file), join('dist/server/public/swagger-ui', file))
+}
 if (existsSync('dist/server/cli.js')) chmodSync('dist/server/cli.js', 0o755)

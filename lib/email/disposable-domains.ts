@@ -4,6 +4,7 @@ import { getPublicSuffix } from 'tldts'
 import { allowList, disposableList, domainAndParents } from './domain-lists.js'
 import { MAX_DOMAIN_OCTETS } from './domain.js'
 import { isSpecialUseDomain } from './special-use-domains.js'
+import { isPublicSectorDomain } from './disposable-public-sector.js'
 
 /** Extra entries of {@link DisposableDomains}. */
 export interface DisposableDomainsOptions {
@@ -44,11 +45,13 @@ export class DisposableDomains {
     return this.#listed.size
   }
 
-  /** `true` when `domain` or a parent is on the allow-list (shipped or extra). */
+  /** `true` when `domain` or a parent is on the allow-list (shipped or extra), or `domain` lies in a public-sector namespace. */
   isAllowed(domain: string): boolean {
     if (domain.length > MAX_DOMAIN_OCTETS * 4) return false
     const ascii = toAscii(domain)
     if (ascii.length > MAX_DOMAIN_OCTETS) return false
+    // Government, military and education namespaces are real organisations: MX learning never flags them.
+    if (isPublicSectorDomain(ascii)) return true
     for (const d of domainAndParents(ascii)) {
       if (this.#allow.has(d) || this.#extraAllow.has(d)) return true
     }

@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { MemoryStore, rateLimit, type ClientRateLimitInfo, type Options as LimiterOptions, type Store } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
 import { details, optionError, toError } from '../errors.js'
-import type { Logger, Stores } from '../types.js'
+import type { Logger, RedisStores, Stores } from '../types.js'
 
 /** Request-rate limits of the API. `0` (the default) turns a limit off. */
 export interface RateLimitOptions {
@@ -80,7 +80,12 @@ export function resolveRateLimit(input: Readonly<Partial<RateLimitOptions>> | un
  * `sendCommand`; `undefined` for any other stores (the counters then stay in this process).
  */
 export function redisBackendOf(stores: Stores): RateLimitBackend | undefined {
-  return stores.sendCommand === undefined ? undefined : { sendCommand: stores.sendCommand, prefix: stores.quota.prefix }
+  return isRedisStores(stores) ? { sendCommand: stores.sendCommand, prefix: stores.quota.prefix } : undefined
+}
+
+/** Whether `stores` are Redis stores with their connection's `sendCommand` (see {@link RedisStores}). */
+export function isRedisStores(stores: Stores): stores is RedisStores {
+  return typeof (stores as Partial<RedisStores>).sendCommand === 'function'
 }
 
 /**

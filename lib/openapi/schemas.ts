@@ -1,6 +1,25 @@
 // JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the verification API's bodies, built from the code's own definitions.
 import { details } from '../errors.js'
 import { requestBodySchema } from '../http/request-validation.js'
+import type { NameJunkReason } from '../types.js'
+
+/** Every junk class of a `LABEL_0` (DESIGN §2.4); the compiler checks it lists exactly `NameJunkReason`. */
+const nameJunkReasons = [
+  'keyboard',
+  'random',
+  'repeated',
+  'placeholder',
+  'profanity',
+  'phrase',
+  'digits',
+  'symbols',
+  'email_or_url',
+  'markup_or_code',
+  'mixed_scripts',
+  'too_long'
+] as const satisfies readonly NameJunkReason[]
+const everyReasonListed: Exclude<NameJunkReason, (typeof nameJunkReasons)[number]> extends never ? true : false = true
+void everyReasonListed
 
 /** A JSON Schema object, as OpenAPI 3.1 embeds it. */
 export type Schema = Record<string, unknown>
@@ -68,8 +87,8 @@ export function verificationSchemas(): Record<string, Schema> {
       confidence: { type: 'number', minimum: 0.5, maximum: 1, description: 'Probability of the predicted label, 4 decimals.' },
       reason: {
         type: ['string', 'null'],
-        description:
-          'For `LABEL_0`, the junk class (keyboard, random, repeated, placeholder, profanity, phrase, digits, symbols, email_or_url, markup_or_code, mixed_scripts, too_long); null for `LABEL_1`.'
+        enum: [...nameJunkReasons, null],
+        description: 'For `LABEL_0`, the junk class; null for `LABEL_1` (extra; the built-in model always sets it).'
       }
     }
   }

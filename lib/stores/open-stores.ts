@@ -1,7 +1,7 @@
 // Opens the key and quota stores named by a store URL, and checks user-supplied stores at the door.
 // Backend drivers are imported only when their URL is opened: Redis and PostgreSQL users install theirs (Keyv's convention).
 import { optionError, UserVerificationError } from '../errors.js'
-import type { KeyStore, Logger, QuotaStore, Stores } from '../types.js'
+import type { KeyStore, Logger, QuotaStore, RedisStores, Stores } from '../types.js'
 import { KeyvKeyStore } from './keyv-key-store.js'
 import { MemoryKeyStore, MemoryQuotaStore } from './memory-store.js'
 import { PostgresQuotaStore } from './postgres-quota-store.js'
@@ -103,7 +103,13 @@ async function openSqlite(path: string, namespace: string, logger: Logger): Prom
   return pair(keys, quota)
 }
 
-async function openRedis(url: string, namespace: string, logger: Logger, connectTimeout: number, commandTimeout: number): Promise<Stores> {
+async function openRedis(
+  url: string,
+  namespace: string,
+  logger: Logger,
+  connectTimeout: number,
+  commandTimeout: number
+): Promise<RedisStores> {
   const where = redact(url)
   // @keyv/redis re-exports its own @redis/client, so the client we build is the version it was made for.
   const { default: KeyvRedis, createClient } = await importOptional<typeof import('@keyv/redis')>('@keyv/redis', 'redis://', '@keyv/redis')

@@ -22,6 +22,9 @@ interface ServeOptions extends DnsFlags {
   rateLimitIp?: number
   metricsPort?: number
   metricsHost?: string
+  adminTokenFile?: string
+  signup?: boolean
+  upgradeUrl?: string
 }
 
 const MAX_MS = 2 ** 31 - 1
@@ -91,6 +94,18 @@ export function registerServe(program: Command): void {
         .argParser(integer('metrics-port', 0, 65535))
     )
     .addOption(new Option('--metrics-host <host>', 'address of the --metrics-port listener (default: --host)').env('UV_METRICS_HOST'))
+    .addOption(
+      new Option(
+        '--admin-token-file <file>',
+        "file whose first line is the dashboard's admin token, 16+ characters (default: UV_ADMIN_TOKEN; neither: no admin view)"
+      )
+    )
+    .option('--signup', 'let visitors create a Free account and key on the dashboard, screened by the product (default: off)')
+    .addOption(
+      new Option('--upgrade-url <url-or-text>', 'upgrade offer shown past 80% of a plan: a URL becomes a link, other text is shown').env(
+        'UV_UPGRADE_URL'
+      )
+    )
     .action(async (o: ServeOptions) => {
       const { serve } = await import('../serve.js')
       await serve({
@@ -110,7 +125,10 @@ export function registerServe(program: Command): void {
         maxConnections: o.maxConnections,
         rateLimit: { perKey: o.rateLimitKey, perIp: o.rateLimitIp },
         metricsPort: o.metricsPort,
-        metricsHost: o.metricsHost
+        metricsHost: o.metricsHost,
+        adminTokenFile: o.adminTokenFile,
+        signup: o.signup ?? false,
+        upgrade: o.upgradeUrl
       })
     })
 }

@@ -174,3 +174,20 @@ t.test('item 6: no DNS query for a name under no public suffix', async (t) => {
   t.match(await v.verify('admin@db.corp'), { dnsCheck: 'Fail', syntexCheck: 'Pass' })
   t.equal(dns.count('db.corp'), 0)
 })
+
+t.test('item 3: a learned host never flags a public-sector domain', async (t) => {
+  const zone: Zone = {
+    'mailinator.com': { mx: [{ priority: 10, exchange: 'in.tempmail-host.net' }] },
+    'guerrillamail.com': { mx: [{ priority: 10, exchange: 'in.tempmail-host.net' }] },
+    'smalltown.gov': { mx: [{ priority: 10, exchange: 'in.tempmail-host.net' }] },
+    'new-temp.xyz': { mx: [{ priority: 10, exchange: 'in.tempmail-host.net' }] }
+  }
+  const dns = await startDnsServer(zone)
+  t.teardown(() => dns.close())
+  const v = createEmailVerifier({ dnsServers: [dns.server], dnsTimeout: 500 })
+  t.teardown(() => v.close())
+  await v.verify('a@mailinator.com')
+  await v.verify('a@guerrillamail.com')
+  t.match(await v.verify('a@new-temp.xyz'), { disposable: true }, 'the host was learned')
+  t.match(await v.verify('clerk@smalltown.gov'), { disposable: false }, 'a .gov domain on that host is not flagged')
+})

@@ -34,7 +34,7 @@ t.test('one value: readable lines, and --json is the API 200 body without receiv
   t.match(human.stdout, /role\s+yes/)
   t.match(human.stdout, /free\s+no/)
   t.match(human.stdout, /firstname\s+Jane: looks like a real name \(LABEL_1, confidence 0\.\d+/)
-  t.match(human.stdout, /lastname\s+Qwzxkvbn: looks like junk \(LABEL_0/)
+  t.match(human.stdout, /lastname\s+Qwzxkvbn: looks like junk \(LABEL_0, confidence [\d.]+, reason [a-z_]+\)/)
 
   const typo = await runCli(['check', 'ann@gmial.com', ...dnsArgs])
   t.match(typo.stdout, /suggestion\s+ann@gmail\.com/)

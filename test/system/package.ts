@@ -58,7 +58,9 @@ t.test('npm pack builds first and ships the entry points, the bin and the data t
     'dist/server/public/dashboard.html',
     'dist/server/public/dashboard.js',
     'LICENSE',
-    'README.md'
+    'README.md',
+    'dist/server/public/swagger-ui/swagger-ui-bundle.js',
+    'dist/server/public/swagger-ui/LICENSE'
   ]) {
     t.ok(files.has(path), path)
   }
@@ -211,4 +213,39 @@ t.test('the store contract suite imports from its subpath and runs as shipped (o
   const { storeContract } = await import('user-verification/store-contract')
   const { openStores } = await import('user-verification')
   storeContract(t, () => openStores('memory://'), { cancel: false, keysVersion: false, keyWithAccount: false })
+})
+
+t.test(`the installed CLI serves the API and /docs (Swagger UI shipped as files) on Node ${nodeVersion}`, async (t) => {
+  const child = spawn(
+    ...clean(node, ['node_modules/user-verification/dist/server/cli.js', 'serve', '--port', '0', '--store', 'sqlite://./served.sqlite']),
+    {
+      cwd: consumers,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
+  )
+  t.teardown(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL')
+      await once(child, 'exit')
+    }
+  })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const read = (chunk: Buffer): void => {
+      output += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match?.[1]) resolve(match[1].replace(/\/api\/v1\/?$/, ''))
+    }
+    child.stdout.on('data', read)
+    child.stderr.on('data', read)
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)))
+  })
+  const bundle = await fetch(`${url}/docs/swagger-ui-bundle.js`)
+  t.equal(bundle.status, 200, 'Swagger UI is served without swagger-ui-dist installed')
+  t.ok((await bundle.text()).length > 100_000)
+  const document = await fetch(`${url}/openapi.json`)
+  t.equal(document.status, 200)
+  const api = await fetch(`${url}/api/v1`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  t.equal(api.status, 422, 'the API answers')
 })
