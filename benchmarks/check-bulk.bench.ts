@@ -39,7 +39,7 @@ async function run(input: string, dnsServer: string, queries: () => number): Pro
   const started = process.hrtime.bigint()
   const child = spawn(
     process.execPath,
-    [cli, 'check', '--input', input, '--output', input + '.out.csv', '--overwrite', '--json', '--quiet', '--dns-servers', dnsServer],
+    [cli, 'check', '--input', input, '--output', `${input}.out.csv`, '--overwrite', '--json', '--quiet', '--dns-servers', dnsServer],
     { stdio: ['ignore', 'pipe', 'inherit'] }
   )
   let stdout = ''
@@ -84,7 +84,7 @@ try {
       console.log(
         `| memory, warm cache | ${count} (${(statSync(input).size / 2 ** 20).toFixed(0)} MiB) | 100 | ${result.queries} | ${result.seconds.toFixed(1)} | ${result.rowsPerSecond} | ${result.peakRssMiB} |`
       )
-      rmSync(input + '.out.csv', { force: true })
+      rmSync(`${input}.out.csv`, { force: true })
       rmSync(input, { force: true })
     }
   }

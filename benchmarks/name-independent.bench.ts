@@ -76,5 +76,5 @@ const missed = [
   ...(reasonOk / junk < 0.95 ? [`reason right on ${pct(reasonOk / junk)} < 95% of junk`] : [])
 ]
 lines.push('', missed.length === 0 ? 'Targets: all met.' : `Targets MISSED (${missed.length}): ${missed.join('; ')}.`)
-process.stdout.write(lines.join('\n') + '\n')
+process.stdout.write(`${lines.join('\n')}\n`)
 if (missed.length > 0) process.exitCode = 1

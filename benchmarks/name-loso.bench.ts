@@ -30,4 +30,4 @@ for (const src of excluded) {
     `| ${src} | ${values.length} | ${rate(without)} | ${((100 * net) / Math.max(1, values.length)).toFixed(2)}% | ${rate(shipped)} |`
   )
 }
-process.stdout.write(lines.join('\n') + '\n')
+process.stdout.write(`${lines.join('\n')}\n`)

@@ -110,5 +110,5 @@ const missed = [
   ...(modelBytes > 3_000_000 ? [`model and lexicon files ${modelBytes} bytes > 3 MB`] : [])
 ]
 lines.push('', missed.length === 0 ? 'Targets: all met.' : `Targets MISSED: ${missed.join('; ')}.`)
-process.stdout.write(lines.join('\n') + '\n')
+process.stdout.write(`${lines.join('\n')}\n`)
 if (missed.length > 0) process.exitCode = 1

@@ -134,7 +134,7 @@ class Vocabulary {
       // Private-use tokens: 0xE000 + kind * 16 + script for characters outside the kept set.
       out += this.keep.has(c) ? String.fromCodePoint(c) : String.fromCharCode(0xe000 + (classify(c) & 0xff) * 16 + (classify(c) >> 8))
     }
-    return cps.length > MAX_LEN ? out + '\ue100' : out
+    return cps.length > MAX_LEN ? `${out}\ue100` : out
   }
 }
 
@@ -362,7 +362,7 @@ async function main(): Promise<void> {
     '',
     ...rows.flatMap((r) => (r.note === undefined ? [] : [r.note]))
   ]
-  process.stdout.write(lines.join('\n') + '\n')
+  process.stdout.write(`${lines.join('\n')}\n`)
 }
 
 await main()

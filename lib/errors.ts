@@ -42,7 +42,10 @@ export class UserVerificationError extends Error {
   }
 
   static [Symbol.hasInstance](value: unknown): boolean {
+    // `this` is the class being asked (a subclass too), so it cannot be spelled by name here.
+    // biome-ignore lint/complexity/noThisInStatic: the receiver is the constructor `instanceof` consults
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
+    // biome-ignore lint/complexity/noThisInStatic: as above
     return this === UserVerificationError && (value instanceof OptionsTypeError || value instanceof OptionsRangeError)
   }
 }
@@ -55,7 +58,7 @@ function optionMessage(option: string, expectation: string, got: unknown, fix: s
   } catch {
     shown = String(got)
   }
-  return `user-verification: \`${option}\` must be ${expectation}, got ${shown}.${fix ? ' ' + fix : ''}`
+  return `user-verification: \`${option}\` must be ${expectation}, got ${shown}.${fix ? ` ${fix}` : ''}`
 }
 
 /** A wrong type of option value; `code` is always `ERR_UV_OPTIONS`. */

@@ -9,7 +9,10 @@ import {
   rotateKey,
   UserVerificationError,
   type Account,
+  type IssuedKey,
   type KeyRecord,
+  type DailyUsage,
+  type MonthlyUsage,
   type Stores
 } from '../lib/index.js'
 import { dailyHistory, defaultRange, monthlyHistory, usageReport } from './usage-report.js'
@@ -134,7 +137,7 @@ export async function keysCreate(ctx: CommandContext, o: { plan?: string; accoun
   if (o.plan !== undefined && o.account !== undefined)
     throw new CommandError('use --plan (a new account) or --account (an existing one), not both')
   const label = o.label ?? null
-  let issued
+  let issued: IssuedKey
   if (o.account !== undefined) {
     const account = await accountOf(ctx, o.account)
     issued = await addKey(ctx.stores.keys, account.id, label, ctx.now())
@@ -251,7 +254,7 @@ export async function usage(
   if (range.from > range.to) throw new CommandError(`--from (${range.from}) is after --to (${range.to})`)
   const period = periodOf(now)
   const report = usageReport(account, period, await ctx.stores.quota.get(account.id, period.id), ctx.plans)
-  let history
+  let history: { days: DailyUsage[] } | { months: MonthlyUsage[] }
   try {
     history = daily
       ? { days: await dailyHistory(ctx.stores.quota, account.id, range) }

@@ -22,7 +22,7 @@ const loggedPaths = new Set([
   '/docs/docs.js',
   '/docs/docs.css',
   apiPath,
-  apiPath + '/',
+  `${apiPath}/`,
   '/dashboard',
   '/dashboard/'
 ])
@@ -61,7 +61,7 @@ export function createApp(
       // Known paths only: a query string or an unknown path could carry personal data.
       const path = req.originalUrl.split('?')[0] ?? ''
       const ms = Number(process.hrtime.bigint() - start) / 1e6
-      if (path === apiPath || path === apiPath + '/') metrics.observeRequest(res.statusCode, ms / 1000)
+      if (path === apiPath || path === `${apiPath}/`) metrics.observeRequest(res.statusCode, ms / 1000)
       logger.info('request', { method: req.method, path: loggedPath(path), status: res.statusCode, ms })
     })
     next()

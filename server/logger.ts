@@ -7,7 +7,7 @@ type Level = 'info' | 'warn' | 'error'
 export function createJsonLogger(stream: NodeJS.WritableStream = process.stdout, quiet = false): Required<Logger> {
   function write(level: Level, message: string, fields?: Record<string, unknown>): void {
     if (quiet && level === 'info') return
-    stream.write(JSON.stringify({ time: new Date().toISOString(), level, pid: process.pid, msg: message, ...fields }) + '\n')
+    stream.write(`${JSON.stringify({ time: new Date().toISOString(), level, pid: process.pid, msg: message, ...fields })}\n`)
   }
   return {
     info: (message, fields) => write('info', message, fields),

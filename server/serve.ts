@@ -59,7 +59,7 @@ export function defaultMaxConnections(): number {
 
 /** Human messages (URL, demo key) go to stderr so the JSON log stream on stdout never holds a key. */
 function say(line: string): void {
-  process.stderr.write(line + '\n')
+  process.stderr.write(`${line}\n`)
 }
 
 /** Opens the store or explains why it cannot, then exits 1. */

@@ -9,7 +9,7 @@ const dataDir = new URL('../lib/data/', import.meta.url)
 const sources = loadSources()
 const built = build(sources)
 const sorted = [...built.domains].sort()
-writeFileSync(new URL('disposable-domains.txt', dataDir), sorted.join('\n') + '\n')
+writeFileSync(new URL('disposable-domains.txt', dataDir), `${sorted.join('\n')}\n`)
 
 // Overlaps between the blocklist families (allow-lists and the evaluation-only strict list aside).
 const families = new Map<string, Set<string>>()
@@ -58,7 +58,7 @@ const provenance = {
   contested: loadContested(),
   psl: { library: 'tldts', version: (require('tldts/package.json') as { version: string }).version, allowPrivateDomains: true }
 }
-writeFileSync(new URL('disposable-provenance.json', dataDir), JSON.stringify(provenance, null, 2) + '\n')
+writeFileSync(new URL('disposable-provenance.json', dataDir), `${JSON.stringify(provenance, null, 2)}\n`)
 console.log(`wrote ${sorted.length} domains; consensus ${JSON.stringify(built.consensus)}`)
 for (const [k, v] of Object.entries(built.dropped)) console.log(`  dropped ${k}: ${v.length}`)
 for (const s of provenance.sources)

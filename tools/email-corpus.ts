@@ -282,5 +282,5 @@ const corpus = {
   },
   cases: unique
 }
-writeFileSync(new URL('../test/fixtures/email-syntax-corpus.json', import.meta.url), JSON.stringify(corpus, null, 1) + '\n')
+writeFileSync(new URL('../test/fixtures/email-syntax-corpus.json', import.meta.url), `${JSON.stringify(corpus, null, 1)}\n`)
 console.log(`wrote ${unique.length} cases (${corpus.counts.pass} Pass, ${corpus.counts.fail} Fail)`)

@@ -45,7 +45,7 @@ const HAND_URL = new URL('../test/fixtures/name-hand.json', import.meta.url)
 const quiet = process.argv.includes('--quiet')
 
 function log(m: string): void {
-  if (!quiet) process.stderr.write(m + '\n')
+  if (!quiet) process.stderr.write(`${m}\n`)
 }
 
 // The epoch progress bar (cli-progress), on stderr, created on the first epoch.
@@ -207,7 +207,7 @@ async function main(): Promise<void> {
   log(`threshold ${payload.threshold} (equal priors; calibration split's worst group there ${op.group} ${pct(op.rate)})`)
   const file = { ...payload, checksum: payloadChecksum(payload) }
   const text = JSON.stringify(file)
-  writeFileSync(MODEL_URL, text + '\n')
+  writeFileSync(MODEL_URL, `${text}\n`)
   log(`wrote ${MODEL_URL.pathname} (${(text.length / 1024 / 1024).toFixed(2)} MiB)`)
 
   // Evaluate the written model through the library loader.
@@ -248,7 +248,7 @@ async function main(): Promise<void> {
     profanityAsNames: ds.profanityAsNames,
     droppedCollisions: ds.droppedCollisions
   }
-  writeFileSync(METRICS_URL, JSON.stringify(metrics, null, 2) + '\n')
+  writeFileSync(METRICS_URL, `${JSON.stringify(metrics, null, 2)}\n`)
   writeFileSync(CARD_URL, card(metrics, ds.placeholderKeys.length, ds.profanityKeys.length))
   const out = [
     `held-out test: n=${scored.length} accuracy ${pct(metrics.test.accuracy)} ROC AUC ${metrics.test.auc.toFixed(5)}`,
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
       metrics.reliability.map((r) => `${r.meanConfidence.toFixed(3)}/${r.accuracy.toFixed(3)}`).join(' '),
     `total ${((Date.now() - t0) / 1000).toFixed(1)} s`
   ]
-  process.stdout.write(out.join('\n') + '\n')
+  process.stdout.write(`${out.join('\n')}\n`)
 }
 
 type Metrics = {
@@ -340,7 +340,7 @@ async function cardOnly(): Promise<void> {
     loadNameModel(MODEL_URL),
     ds.examples.filter((e) => e.split === 'test')
   )
-  writeFileSync(METRICS_URL, JSON.stringify(m, null, 2) + '\n')
+  writeFileSync(METRICS_URL, `${JSON.stringify(m, null, 2)}\n`)
   writeFileSync(CARD_URL, card(m, file.lexicon.placeholder.length, file.lexicon.profanity.length))
   log(`rewrote ${CARD_URL.pathname}`)
 }
@@ -434,7 +434,7 @@ Accuracy ${pct(m.test.accuracy)}, ROC AUC ${m.test.auc.toFixed(5)}, n=${m.test.n
 ${groups}
 
 Hand set (test/fixtures/name-hand.json, written by hand, never trained on): ${pct(m.hand.accuracy)} of ${m.hand.n};
-misses: ${m.hand.misses.map((x) => '`' + x + '`').join(', ') || 'none'}.
+misses: ${m.hand.misses.map((x) => `\`${x}\``).join(', ') || 'none'}.
 
 ## Reliability (test split, equal-count deciles of the confidence reported for the predicted label)
 The network alone at the threshold, for the data's mix (the confidence before issue 11, floored at 0.5):

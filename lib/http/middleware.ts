@@ -12,7 +12,7 @@ import { createRateLimiters, redisBackendOf } from './rate-limit.js'
 import { validateRequest, type RequestBody } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from '../stores/open-stores.js'
 import { KeyCache, type KeyEntry } from '../quota/key-cache.js'
-import type { Account, ConsumeResult, KeyRecord, Stores } from '../types.js'
+import type { Account, ConsumeResult, KeyRecord, Stores, VerifyResult } from '../types.js'
 import { createVerifier, presentFields, type PresentFields } from '../verify.js'
 
 /** The only `model` the API accepts. */
@@ -302,7 +302,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     if (admitted === undefined) return
 
     // Verify first, charge last: a failed verification or a client that left costs nothing.
-    let result
+    let result: VerifyResult
     try {
       result = await verifier.verifyFields(fields)
     } catch (error) {

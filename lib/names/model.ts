@@ -230,7 +230,7 @@ export function compileForward(m: CompiledNameModel): (x: Float64Array) => numbe
         for (let k = 0; k < nIn; k++) bias -= (m.mean[k] as number) * w(j, k)
         const terms: string[] = []
         for (let k = 0; k < nIn; k++) if (!sparse[k] && w(j, k) !== 0) terms.push(`${num(w(j, k))}*x${k}`)
-        lines.push(`let a${j}=${num(bias)}${terms.length > 0 ? '+' + terms.join('+') : ''};`)
+        lines.push(`let a${j}=${num(bias)}${terms.length > 0 ? `+${terms.join('+')}` : ''};`)
       }
       for (let k = 0; k < nIn; k++) {
         if (!sparse[k]) continue

@@ -18,12 +18,12 @@ export function hashKey(key: string): string {
 
 /** A new public key id (`key_` + 12 hex characters). */
 export function generateKeyId(): string {
-  return 'key_' + randomBytes(6).toString('hex')
+  return `key_${randomBytes(6).toString('hex')}`
 }
 
 /** A new public account id (`acct_` + 12 hex characters). */
 export function generateAccountId(): string {
-  return 'acct_' + randomBytes(6).toString('hex')
+  return `acct_${randomBytes(6).toString('hex')}`
 }
 
 /**

@@ -15,6 +15,7 @@ export class PooledKeyvPostgres extends KeyvPostgres {
     super({ ...options, dialect: 'postgres', uri: 'postgres://pooled', pool } as ConstructorParameters<typeof KeyvPostgres>[0])
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: the signature @keyv/postgres declares for connect()
   override async connect(): Promise<(sql: string, values?: unknown) => Promise<any[]>> {
     const pool = (this.opts as { pool: pg.Pool }).pool
     return async (sql, values) => (await pool.query(sql, values as unknown[])).rows

@@ -287,6 +287,6 @@ export async function runBulkCheck(settings: BulkSettings): Promise<CheckSummary
           : 'Fix the cause, then run the same command again: rows already in the output are skipped.'
     }
   }
-  if (!settings.json) process.stdout.write(formatSummary(summary) + '\n')
+  if (!settings.json) process.stdout.write(`${formatSummary(summary)}\n`)
   return summary
 }

@@ -201,7 +201,7 @@ export function openOutput(path: string, format: FileFormat, inputColumns: strin
 function jsonLinesWriter(file: WriteStream, fileError: Promise<never>): RowWriter {
   return {
     async write(record, columns) {
-      if (!file.write(JSON.stringify({ ...record, ...columns }) + '\n')) await Promise.race([once(file, 'drain'), fileError])
+      if (!file.write(`${JSON.stringify({ ...record, ...columns })}\n`)) await Promise.race([once(file, 'drain'), fileError])
     },
     async close() {
       file.end()

@@ -41,7 +41,7 @@ export async function runCheck(settings: CheckSettings): Promise<number> {
     const { email: _e, firstname: _f, lastname: _l, input, output, ...rest } = settings
     const bulk: BulkSettings = { ...rest, input, output }
     const summary = await runBulkCheck(bulk)
-    if (settings.json) process.stdout.write(JSON.stringify(summary) + '\n')
+    if (settings.json) process.stdout.write(`${JSON.stringify(summary)}\n`)
     return summary.stopped === undefined ? checkExitCodes.done : checkExitCodes.stopped
   }
   if (settings.email === undefined && settings.firstname === undefined && settings.lastname === undefined) {
@@ -53,7 +53,7 @@ export async function runCheck(settings: CheckSettings): Promise<number> {
     if (verifier.nameModelError && (settings.firstname !== undefined || settings.lastname !== undefined)) throw verifier.nameModelError
     const result = await verifier.verify({ email: settings.email, firstname: settings.firstname, lastname: settings.lastname })
     if (result.request_count === 0) throw new CheckError('every value given is empty')
-    process.stdout.write((settings.json ? JSON.stringify({ status: 'success', ...result }) : formatResult(result)) + '\n')
+    process.stdout.write(`${settings.json ? JSON.stringify({ status: 'success', ...result }) : formatResult(result)}\n`)
     return checkExitCodes.done
   } finally {
     verifier.close()

@@ -125,7 +125,7 @@ export async function runWithStores(
   const stores = await openCommandStores(options, creates)
   try {
     const output = await work({ stores, plans: options.plans, now: Date.now }, await import('../account-commands.js'))
-    process.stdout.write(options.json ? JSON.stringify(output.json) + '\n' : output.text.map((line) => line + '\n').join(''))
+    process.stdout.write(options.json ? `${JSON.stringify(output.json)}\n` : output.text.map((line) => `${line}\n`).join(''))
   } finally {
     await stores.close()
   }

@@ -16,7 +16,7 @@ t.test('item 2: a domain that failed syntax or is over 253 octets is never walke
   // Walking the parents of this raw domain would reach mailinator.com: it must not.
   const crafted = `${'a.'.repeat(8110)}mailinator.com`
   t.equal(d.match(crafted), null, 'over-long domain: no parent walk')
-  t.equal(d.match(`${'a'.repeat(60)}.`.repeat(5) + 'mailinator.com'), null, '> 253 octets after the labels')
+  t.equal(d.match(`${`${'a'.repeat(60)}.`.repeat(5)}mailinator.com`), null, '> 253 octets after the labels')
   t.equal(d.isAllowed(`${'a.'.repeat(8110)}gmail.com`), false)
   t.equal(d.match('x.mailinator.com'), 'mailinator.com', 'a normal subdomain still matches its parent')
 

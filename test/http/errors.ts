@@ -10,7 +10,7 @@ const { key, account } = await api.key('pro')
 const ok = { model: 'user_verification', firstname: 'Jane' }
 
 t.test('401 for a present but unknown, empty or revoked token', async (t) => {
-  for (const token of ['uv_unknown', '', ' ', key + 'x', key.toUpperCase()]) {
+  for (const token of ['uv_unknown', '', ' ', `${key}x`, key.toUpperCase()]) {
     const reply = await api.post(ok, { token })
     t.equal(reply.status, 401, JSON.stringify(token))
     t.strictSame(reply.body, { detail: 'Invalid API token' })

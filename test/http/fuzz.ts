@@ -202,7 +202,7 @@ const bodyObject = fc
 /** Deep nesting, within the body limit. */
 const deepText = fc.tuple(fc.integer({ min: 50, max: 8000 }), fc.constantFrom('array', 'object', 'member')).map(([depth, kind]) => {
   if (kind === 'array') return '['.repeat(depth) + ']'.repeat(depth)
-  const inner = '{"a":'.repeat(Math.floor(depth / 3)) + '1' + '}'.repeat(Math.floor(depth / 3))
+  const inner = `${'{"a":'.repeat(Math.floor(depth / 3))}1${'}'.repeat(Math.floor(depth / 3))}`
   return kind === 'object' ? inner : `{"model":"user_verification","email":${inner}}`
 })
 
@@ -210,7 +210,7 @@ const deepText = fc.tuple(fc.integer({ min: 50, max: 8000 }), fc.constantFrom('a
 const brokenText = fc.oneof(
   bodyObject.chain((text) => fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut))),
   fc.tuple(bodyObject, fc.constantFrom('x', '}', ',', ' // c', '\u0000', '{}')).map(([text, tail]) => text + tail),
-  bodyObject.map((text) => '\ufeff' + text),
+  bodyObject.map((text) => `\ufeff${text}`),
   fc.constantFrom(
     "{'model':'user_verification'}",
     '{"model":"user_verification",}',
@@ -272,7 +272,7 @@ const token = fc.oneof(
   { weight: 6, arbitrary: fc.constant(key) },
   { weight: 1, arbitrary: fc.constant(revoked.key) },
   { weight: 1, arbitrary: fc.constant(undefined) },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', key + ' ', key.toUpperCase(), 'uv_', '__proto__', 'constructor', '0', 'null') },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', `${key} `, key.toUpperCase(), 'uv_', '__proto__', 'constructor', '0', 'null') },
   { weight: 2, arbitrary: headerValue }
 )
 const contentType = fc.option(
@@ -329,7 +329,7 @@ const path = fc.oneof(
       '/api/v1?__proto__[polluted]=1'
     )
   },
-  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'abc/%?&=#._~-'), maxLength: 30 }).map((p) => '/' + p) }
+  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'abc/%?&=#._~-'), maxLength: 30 }).map((p) => `/${p}`) }
 )
 const method = fc.oneof(
   { weight: 12, arbitrary: fc.constant('POST') },

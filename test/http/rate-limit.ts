@@ -44,7 +44,7 @@ async function limitedApp(
   app.post('/api', (_req, res) => {
     res.json({ ok: true })
   })
-  const url = (await listen(app, t, () => limiters.close())).url + '/api'
+  const url = `${(await listen(app, t, () => limiters.close())).url}/api`
   return {
     url,
     logger,
@@ -102,8 +102,8 @@ t.test('per IP: the limit+1-th request in a second gets 429 JSON with Retry-Afte
 
 t.test('per key: counted per token digest; other tokens and token-less requests are not affected', async (t) => {
   const app = await limitedApp(t, { perKey: 2 })
-  const a = { 'x-api-token': 'uv_' + randomBytes(32).toString('base64url') }
-  const b = { 'x-api-token': 'uv_' + randomBytes(32).toString('base64url') }
+  const a = { 'x-api-token': `uv_${randomBytes(32).toString('base64url')}` }
+  const b = { 'x-api-token': `uv_${randomBytes(32).toString('base64url')}` }
   t.strictSame(await statuses(app, 3, a), [200, 200, 429])
   t.strictSame(await statuses(app, 2, b), [200, 200], 'another key has its own budget')
   t.strictSame(await statuses(app, 5), [200, 200, 200, 200, 200], 'no token header: not counted per key')
@@ -175,7 +175,7 @@ const skipRedis =
 t.test('Redis: two apps share one budget; keys hold the digest and expire with the window', { skip: skipRedis }, async (t) => {
   const client = createClient({ url: redisUrl!, disableOfflineQueue: true })
   await client.connect()
-  const prefix = 'rltest_' + randomBytes(4).toString('hex')
+  const prefix = `rltest_${randomBytes(4).toString('hex')}`
   t.teardown(async () => {
     for await (const keys of client.scanIterator({ MATCH: `${prefix}-rl-*`, COUNT: 100 })) if (keys.length > 0) await client.unlink(keys)
     if (client.isOpen) await client.close()
@@ -188,7 +188,7 @@ t.test('Redis: two apps share one budget; keys hold the digest and expire with t
   const backend = async (): Promise<RateLimitBackend> => ({ sendCommand, prefix })
   const one = await limitedApp(t, { perKey: 3, perIp: 100 }, { backend })
   const two = await limitedApp(t, { perKey: 3, perIp: 100 }, { backend })
-  const token = 'uv_' + randomBytes(32).toString('base64url')
+  const token = `uv_${randomBytes(32).toString('base64url')}`
   const headers = { 'x-api-token': token }
   t.strictSame([(await one.post(headers)).status, (await two.post(headers)).status, (await one.post(headers)).status], [200, 200, 200])
   t.equal((await two.post(headers)).status, 429, 'the fourth request is limited whichever app gets it')
@@ -210,7 +210,7 @@ t.test('Redis: two apps share one budget; keys hold the digest and expire with t
 t.test('Redis: script loading that failed is retried; a dropped connection answers 503', { skip: skipRedis }, async (t) => {
   const client = createClient({ url: redisUrl!, disableOfflineQueue: true })
   await client.connect()
-  const prefix = 'rltest_' + randomBytes(4).toString('hex')
+  const prefix = `rltest_${randomBytes(4).toString('hex')}`
   t.teardown(async () => {
     if (!client.isOpen) await client.connect()
     for await (const keys of client.scanIterator({ MATCH: `${prefix}-rl-*`, COUNT: 100 })) if (keys.length > 0) await client.unlink(keys)
@@ -222,7 +222,7 @@ t.test('Redis: script loading that failed is retried; a dropped connection answe
     return client.sendCommand(args)
   }
   const app = await limitedApp(t, { perKey: 1 }, { backend: async () => ({ sendCommand, prefix }) })
-  const headers = { 'x-api-token': 'uv_' + randomBytes(8).toString('hex') }
+  const headers = { 'x-api-token': `uv_${randomBytes(8).toString('hex')}` }
   t.equal((await app.post(headers)).status, 503, 'scripts could not be loaded: 503')
   t.strictSame(await statuses(app, 2, headers), [200, 429], 'loaded on the next request')
   await client.close()
@@ -294,7 +294,7 @@ t.test('serve --rate-limit-key / --rate-limit-ip', { skip: cliSkip }, async (t) 
 })
 
 t.test('two middlewares on one Redis store share the per-key budget', { skip: skipRedis }, async (t) => {
-  const namespace = 'rltest_' + randomBytes(4).toString('hex')
+  const namespace = `rltest_${randomBytes(4).toString('hex')}`
   const stores = await openStores(redisUrl!, { namespace, logger: captureLogger() })
   const client = createClient({ url: redisUrl! })
   await client.connect()

@@ -85,7 +85,7 @@ t.test('an unreachable Redis is refused quickly with a clear error', async (t) =
   )
   t.ok(Date.now() - started < 3000, 'within 3 s')
   await t.rejects(
-    openStores('redis://user:secret@127.0.0.1:' + port, { logger: quiet }),
+    openStores(`redis://user:secret@127.0.0.1:${port}`, { logger: quiet }),
     { message: /^(?!.*secret)/ },
     'the password never appears in the message'
   )

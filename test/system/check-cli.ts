@@ -82,7 +82,7 @@ const rows = [
 t.test('a CSV file: every input column plus the verification columns, bad rows reported by line, one lookup per domain', async (t) => {
   const input = file('signups.csv')
   const output = file('checked.csv')
-  writeFileSync(input, [header, ...rows].join('\n') + '\n')
+  writeFileSync(input, `${[header, ...rows].join('\n')}\n`)
   const before = dns.queries.length
   const run = await runCli(['check', '--input', input, '--output', output, '--json', '--concurrency', '8', ...dnsArgs])
   t.equal(run.code, 0, run.stderr)
@@ -209,7 +209,7 @@ t.test('resumable: a re-run with the same output skips rows already written, a h
   const lines = [header]
   const domains = ['acme-mail.com', 'gmail.com', 'mailinator.com', 'nomail-here.com']
   for (let i = 0; i < 400; i++) lines.push(`${i},user${i}@${domains[i % 4]},Maria,Garcia,free`)
-  writeFileSync(input, lines.join('\n') + '\n')
+  writeFileSync(input, `${lines.join('\n')}\n`)
   const full = file('full.csv')
   t.equal((await runCli(['check', '--input', input, '--output', full, '--quiet', ...dnsArgs])).code, 0)
   const complete = readFileSync(full, 'utf8')
@@ -241,7 +241,7 @@ t.test('progress: plain lines when stderr is not a terminal, a bar with rows/s a
   const lines = ['email']
   // Distinct local parts on distinct subdomain-free domains would be cached; vary the domain so each row waits.
   for (let i = 0; i < 30; i++) lines.push(`p${i}@slow-mail.com`)
-  writeFileSync(input, lines.join('\n') + '\n')
+  writeFileSync(input, `${lines.join('\n')}\n`)
   const slowArgs = ['--dns-servers', slow.server, '--dns-timeout', '2000', '--dns-unknown-ttl', '1', '--dns-positive-ttl', '1']
   const plain = await runCli([
     'check',
@@ -276,7 +276,7 @@ t.test('--server: rows go through a running server; a 402 stops cleanly with the
   const input = file('quota.csv')
   const lines = ['email,firstname']
   for (let i = 0; i < 20; i++) lines.push(`user${i}@acme-mail.com,Maria`)
-  writeFileSync(input, lines.join('\n') + '\n')
+  writeFileSync(input, `${lines.join('\n')}\n`)
   const output = file('quota-out.csv')
   const run = await runCli([
     'check',

@@ -103,7 +103,7 @@ t.test('GET /dashboard/api/usage: 200 report, 401 for missing/unknown/revoked ke
   t.equal((await usage(app.url)).status, 401)
   const empty = await usage(app.url, { 'x-api-token': '' })
   t.strictSame([empty.status, empty.body], [401, invalid], 'empty header')
-  t.equal((await usage(app.url, { 'x-api-token': 'uv_' + 'x'.repeat(43) })).status, 401, 'unknown key')
+  t.equal((await usage(app.url, { 'x-api-token': `uv_${'x'.repeat(43)}` })).status, 401, 'unknown key')
   const other = await issueKey(app.stores.keys, 'pro')
   await app.stores.keys.update(other.id, { revokedAt: new Date().toISOString() })
   const revoked = await usage(app.url, { 'x-api-token': other.key })

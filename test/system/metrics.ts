@@ -17,7 +17,7 @@ const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@acme-
 
 /** The value of one sample (`name{labels}`), or undefined when the scrape has none. */
 function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(series + ' '))
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
   return line === undefined ? undefined : Number(line.slice(series.length + 1))
 }
 

@@ -109,7 +109,7 @@ t.test(
     statuses.push(await post({ model: 'user_verification', email: [email()], firstname: 7 }, pro.key))
     statuses.push(await post(`{"model":"user_verification","email":"${email()}",`, pro.key))
     statuses.push(await post(full(), undefined))
-    statuses.push(await post(full(), token('uv_' + randomBytes(32).toString('base64url'))))
+    statuses.push(await post(full(), token(`uv_${randomBytes(32).toString('base64url')}`)))
     statuses.push(await post(full(), token(`not-a-key-${tag()}`)))
     statuses.push(await post(full(), revoked.key))
     statuses.push(await post({ ...full(), model: 'gpt' }, pro.key))
@@ -148,7 +148,7 @@ t.test(
     const during = await Promise.all([
       post(full(), pro.key),
       post(full(), pro.key),
-      post(full(), token('uv_' + randomBytes(32).toString('base64url')))
+      post(full(), token(`uv_${randomBytes(32).toString('base64url')}`))
     ])
     redis.resume()
     let after = 0
@@ -302,7 +302,7 @@ t.test(
     // The client leaves while its units are being consumed, and giving them back fails too.
     broken.refund = true
     broken.slowConsume = true
-    statuses.leftRefundFails = await fetch(baseUrl + '/api', {
+    statuses.leftRefundFails = await fetch(`${baseUrl}/api`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-token': key },
       body: JSON.stringify({ model: 'user_verification', firstname: name(), lastname: name() }),
@@ -322,11 +322,11 @@ t.test(
     statuses.quotaDown = await post('/api', full(), key)
     broken.quota = false
     statuses.unknownPlan = await post('/api', full(), odd.key)
-    statuses.badToken = await post('/api', full(), token('uv_' + randomBytes(32).toString('base64url')))
+    statuses.badToken = await post('/api', full(), token(`uv_${randomBytes(32).toString('base64url')}`))
     statuses.badJson = await post('/api', `{"email":"${email()}"`, key)
     const limited: number[] = []
     for (let i = 0; i < 4; i++) limited.push(await post('/limited', full(), key, { 'x-forwarded-for': email() }))
-    statuses.rateStoreDown = await post('/limited-down', full(), token('uv_' + randomBytes(32).toString('base64url')))
+    statuses.rateStoreDown = await post('/limited-down', full(), token(`uv_${randomBytes(32).toString('base64url')}`))
 
     t.strictSame(statuses, {
       ok: 200,

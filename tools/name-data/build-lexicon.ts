@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     profanity: [...profanity].sort(),
     allow: [...allow].sort()
   }
-  writeFileSync(OUT, JSON.stringify(file) + '\n')
+  writeFileSync(OUT, `${JSON.stringify(file)}\n`)
   process.stderr.write(
     `name lexicon: ${file.placeholder.length} placeholder, ${file.phrase.length} phrase, ${file.code.length} code, ${file.profanity.length} profanity keys (${savedByNames} profanity words kept as names), ${file.allow.length} allowed names -> ${OUT.pathname}\n`
   )

@@ -146,7 +146,7 @@ export async function buildDataset(
     if (Array.from(key).length === 1 && dominantScript(key) === 'Latin') continue
     const old = byKey.get(key)
     if (old === undefined) byKey.set(key, { ...s, key })
-    else if (old.kind === 'any' && s.kind !== 'any') byKey.set(key, { ...s, key, source: old.source + '+' + s.source })
+    else if (old.kind === 'any' && s.kind !== 'any') byKey.set(key, { ...s, key, source: `${old.source}+${s.source}` })
   }
   const examples: Example[] = []
   const taken = new Map<string, Split>()

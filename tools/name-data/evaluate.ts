@@ -139,7 +139,7 @@ export function fitPlatt(z: number[], y: number[]): { a: number; b: number } {
 
 /** Percent with two decimals. */
 export function pct(x: number): string {
-  return Number.isNaN(x) ? 'n/a' : (100 * x).toFixed(2) + '%'
+  return Number.isNaN(x) ? 'n/a' : `${(100 * x).toFixed(2)}%`
 }
 
 /** One verifier answer for {@link weightedReliability}: the confidence it reported, whether it was right, a weight. */

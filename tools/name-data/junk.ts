@@ -258,7 +258,7 @@ export function generateJunk(rng: Rng, category: JunkCategory, inp: JunkInputs):
     case 'repeated': {
       const r = rng()
       if (r < 0.35) {
-        const pool = LATIN + 'абвгдежзклмн' + 'αβγδ' + '哈啊嗯' + 'ㅋㅎあア' + '5'
+        const pool = `${LATIN}абвгдежзклмнαβγδ哈啊嗯ㅋㅎあア5`
         return recase(rng, pick(rng, Array.from(pool)).repeat(3 + int(rng, 8)))
       }
       const unit =
@@ -287,9 +287,9 @@ export function generateJunk(rng: Rng, category: JunkCategory, inp: JunkInputs):
         s = Array.from(s)
           .map((ch) => (done < 2 && map[ch.toLowerCase()] !== undefined && rng() < 0.6 ? (done++, map[ch.toLowerCase()] as string) : ch))
           .join('')
-        return done > 0 ? s : s + '1'
+        return done > 0 ? s : `${s}1`
       }
-      return letters(rng, LATIN + '0123456789', 4 + int(rng, 8))
+      return letters(rng, `${LATIN}0123456789`, 4 + int(rng, 8))
     }
     case 'placeholder': {
       const w = pick(rng, inp.placeholders)
@@ -325,7 +325,7 @@ export function generateJunk(rng: Rng, category: JunkCategory, inp: JunkInputs):
       const r = rng()
       if (r < 0.4) return `${name}${rng() < 0.4 ? String(int(rng, 100)) : ''}@${dom}.${pick(rng, TLDS)}`
       if (r < 0.6)
-        return `${pick(rng, ['http://', 'https://', 'www.', 'http://www.'])}${dom}.${pick(rng, TLDS)}${rng() < 0.3 ? '/' + letters(rng, LATIN, 4) : ''}`
+        return `${pick(rng, ['http://', 'https://', 'www.', 'http://www.'])}${dom}.${pick(rng, TLDS)}${rng() < 0.3 ? `/${letters(rng, LATIN, 4)}` : ''}`
       if (r < 0.8) return `${dom}.${pick(rng, TLDS)}`
       return `${name}.${letters(rng, LATIN, 3 + int(rng, 5))}@${pick(rng, ['gmail.com', 'yahoo.com', 'mail.ru', 'web.de', 'outlook.com'])}`
     }
