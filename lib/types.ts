@@ -6,7 +6,7 @@ export type DnsCheck = 'Pass' | 'Fail' | 'Unknown'
 /** Outcome of the syntax check of an email address. */
 export type SyntaxCheck = 'Pass' | 'Fail'
 
-/** The `email_verification` object of a 200 response (DESIGN §2.2, plus documented extras). */
+/** The `email_verification` object of a 200 response (CONTRIBUTING.md#the-200-body, plus documented extras). */
 export interface EmailVerification {
   /** The trimmed address that was checked. */
   emailAddress: string
@@ -101,7 +101,7 @@ export interface NameVerifier {
 }
 
 /**
- * An account: it owns the plan and the usage, and holds any number of keys (DESIGN §3).
+ * An account: it owns the plan and the usage, and holds any number of keys (CONTRIBUTING.md#accounts-keys-and-quota).
  * Names and emails are personal data: never log them.
  */
 export interface Account {

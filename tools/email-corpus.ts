@@ -1,4 +1,4 @@
-// Builds test/fixtures/email-syntax-corpus.json: public email syntax test suites mapped to DESIGN §2.3's verdicts.
+// Builds test/fixtures/email-syntax-corpus.json: public email syntax test suites mapped to CONTRIBUTING.md#email-semantics's verdicts.
 // Sources: isemail's tests.xml (Dominic Sayers, BSD; the copy shipped in the email-addresses npm package),
 // validator.js test/validators/isEmail.test.js (MIT) and python-email-validator tests/test_syntax.py (CC0),
 // transcribed case by case with the source of each. Run: npx tsx tools/email-corpus.ts
@@ -54,7 +54,7 @@ function isemailCases(): Case[] {
     const domain = address.slice(address.lastIndexOf('@') + 1)
     if (expected === 'Pass' && !domain.includes('.')) {
       expected = 'Fail'
-      note += '; DESIGN §2.3 requires >= 2 domain labels'
+      note += '; CONTRIBUTING.md#email-semantics requires >= 2 domain labels'
     }
     if (
       expected === 'Pass' &&
@@ -269,7 +269,7 @@ const cases = [...isemailCases(), ...validatorCases, ...pythonCases]
 const seen = new Set<string>()
 const unique = cases.filter((c) => !seen.has(c.address) && seen.add(c.address) !== undefined)
 const corpus = {
-  description: 'Email syntax corpus mapped to DESIGN §2.3 (expected = our verdict). Built by tools/email-corpus.ts.',
+  description: 'Email syntax corpus mapped to CONTRIBUTING.md#email-semantics (expected = our verdict). Built by tools/email-corpus.ts.',
   sources: {
     isemail: 'https://github.com/hapijs/isemail test/tests.xml (3.04), as shipped in the email-addresses npm package',
     'validator.js': 'https://github.com/validatorjs/validator.js test/validators/isEmail.test.js (default options)',

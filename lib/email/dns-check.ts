@@ -1,4 +1,4 @@
-// DNS check of a mail domain (DESIGN §2.3): MX, implicit MX via A/AAAA, null MX, one deadline, cache and de-duplication.
+// DNS check of a mail domain (CONTRIBUTING.md#email-semantics): MX, implicit MX via A/AAAA, null MX, one deadline, cache and de-duplication.
 import { Resolver } from 'node:dns/promises'
 import { BlockList, isIPv4 } from 'node:net'
 import { LRUCache } from 'lru-cache'

@@ -1,6 +1,6 @@
-// Splits an email address into its local part and domain at the last `@` (DESIGN §2.3).
+// Splits an email address into its local part and domain at the last `@` (CONTRIBUTING.md#email-semantics).
 
-/** The two halves of an address as DESIGN §2.3 reports them. */
+/** The two halves of an address as CONTRIBUTING.md#email-semantics reports them. */
 export interface EmailParts {
   /** Text before the last `@`; the whole value when there is no `@`. */
   username: string

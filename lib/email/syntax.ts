@@ -1,4 +1,4 @@
-// Practical RFC 5321/5322/6531 mailbox syntax check of DESIGN §2.3: dot-atom or quoted local part, IDN domain.
+// Practical RFC 5321/5322/6531 mailbox syntax check of CONTRIBUTING.md#email-semantics: dot-atom or quoted local part, IDN domain.
 import type { SyntaxCheck } from '../types.js'
 import { toAsciiDomain } from './domain.js'
 
@@ -40,7 +40,7 @@ export function isValidLocalPart(local: string): boolean {
 }
 
 /**
- * Checks `address` against the practical mailbox syntax of DESIGN §2.3 and answers
+ * Checks `address` against the practical mailbox syntax of CONTRIBUTING.md#email-semantics and answers
  * `'Pass'` or `'Fail'`. The value is checked as given (trim it first): dot-atom or quoted
  * local part with UTF-8 allowed (SMTPUTF8), an IDN or ASCII hostname domain (see
  * {@link toAsciiDomain}), local part <= 64 octets, address <= 254 octets; no comments,

@@ -1,4 +1,4 @@
-// The email verifier of DESIGN §2.3: split, syntax, DNS (one deadline), disposable (lists + MX), suggestion, role, free.
+// The email verifier of CONTRIBUTING.md#email-semantics: split, syntax, DNS (one deadline), disposable (lists + MX), suggestion, role, free.
 import type { EmailVerification, EmailVerifier, ResolverLike } from '../types.js'
 import { splitEmail } from './split.js'
 import { checkEmailSyntax, MAX_LOCAL_OCTETS } from './syntax.js'

@@ -1,4 +1,4 @@
-// The Express middleware: the verification API with key auth and monthly quota, per DESIGN §2.
+// The Express middleware: the verification API with key auth and monthly quota, per CONTRIBUTING.md#the-http-contract.
 import { randomUUID } from 'node:crypto'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LRUCache } from 'lru-cache'

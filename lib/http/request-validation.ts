@@ -48,7 +48,7 @@ export type ValidationOutcome = { ok: false; issues: ValidationIssue[] } | { ok:
 
 /**
  * Whether a `Content-Type` asks for JSON: none at all, `application/json` or `application/*+json`
- * (as FastAPI decides; any other type's body is not parsed, so it is no object: DESIGN §2.1).
+ * (as FastAPI decides; any other type's body is not parsed, so it is no object: CONTRIBUTING.md#the-http-contract).
  */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return true

@@ -3,7 +3,7 @@ import { details } from '../errors.js'
 import { requestBodySchema } from '../http/request-validation.js'
 import type { NameJunkReason } from '../types.js'
 
-/** Every junk class of a `LABEL_0` (DESIGN §2.4); the compiler checks it lists exactly `NameJunkReason`. */
+/** Every junk class of a `LABEL_0` (README.md#name_verification); the compiler checks it lists exactly `NameJunkReason`. */
 const nameJunkReasons = [
   'keyboard',
   'random',
@@ -37,7 +37,7 @@ export function detailSchema(description: string, ...values: string[]): Schema {
   }
 }
 
-/** One 422 entry per kind of problem, with the exact `msg` each carries (DESIGN §2.1). */
+/** One 422 entry per kind of problem, with the exact `msg` each carries (CONTRIBUTING.md#the-http-contract). */
 const issueKinds: Array<{ type: string; msg: string; description: string; ctx?: boolean }> = [
   { type: 'missing', msg: 'Field required', description: 'A required part is absent: the X-API-Token header, the body, or body.model.' },
   { type: 'json_invalid', msg: 'JSON decode error', description: 'The body is not JSON; loc[1] is the character offset.', ctx: true },

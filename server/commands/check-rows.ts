@@ -22,7 +22,7 @@ export const resultColumns = [
 export type ResultValue = string | number | boolean | null
 export type ResultColumns = Record<(typeof resultColumns)[number], ResultValue>
 
-/** The `reason` of a name result (DESIGN §2.4), when the model gives one. */
+/** The `reason` of a name result (README.md#name_verification), when the model gives one. */
 function reasonOf(prediction: NamePrediction): string | null {
   const reason = (prediction as NamePrediction & { reason?: unknown }).reason
   return typeof reason === 'string' ? reason : null

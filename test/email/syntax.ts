@@ -1,4 +1,4 @@
-// Tests the syntax check against the public-suite corpus and the rules of DESIGN §2.3 one by one.
+// Tests the syntax check against the public-suite corpus and the rules of CONTRIBUTING.md#email-semantics one by one.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { checkEmailSyntax } from '../../lib/email/syntax.js'

@@ -1,4 +1,4 @@
-// DESIGN §2.1 steps 2-6 and the other answers: 401, 400, 402, 503, 404, 405, 413 — bodies and order.
+// CONTRIBUTING.md#the-http-contract steps 2-6 and the other answers: 401, 400, 402, 503, 404, 405, 413 — bodies and order.
 import t from 'tap'
 import { startApi } from '../fixtures/create-api.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'

@@ -48,7 +48,7 @@ const { key } = await issueKey(stores.keys, 'fuzz')
 const revoked = await issueKey(stores.keys, 'fuzz')
 await stores.keys.update(revoked.id, { revokedAt: new Date().toISOString() })
 
-/** Statuses the API may answer (DESIGN §2.1); 503 only when a verifier really fails, which fuzzing must not cause. */
+/** Statuses the API may answer (CONTRIBUTING.md#the-http-contract); 503 only when a verifier really fails, which fuzzing must not cause. */
 const apiStatuses = new Set([200, 400, 401, 402, 404, 405, 413, 422])
 const tally = new Map<string, number>()
 const count = (label: string) => tally.set(label, (tally.get(label) ?? 0) + 1)

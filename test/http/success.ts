@@ -1,4 +1,4 @@
-// DESIGN §2.2: the 200 body for all seven field combinations, the echo, trimming and the quota headers.
+// CONTRIBUTING.md#the-200-body: the 200 body for all seven field combinations, the echo, trimming and the quota headers.
 import t from 'tap'
 import { startApi } from '../fixtures/create-api.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'

@@ -1,4 +1,4 @@
-// DESIGN §2.1 step 1: the FastAPI-style 422 array, and the order of checks when several fail.
+// CONTRIBUTING.md#the-http-contract step 1: the FastAPI-style 422 array, and the order of checks when several fail.
 import t from 'tap'
 import { startApi } from '../fixtures/create-api.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
@@ -115,37 +115,40 @@ t.test('422 comes before 401: bad token with a malformed body', async (t) => {
   t.equal(reply.status, 422)
 })
 
-t.test('a non-JSON content type gets the 422 of DESIGN §2.1: the body is not parsed, so it is no object', async (t) => {
-  const text = '{"model":"user_verification","firstname":"Jane"}'
-  for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'multipart/form-data', 'json']) {
-    const reply = await api.post(text, { token: key, headers: { 'content-type': type } })
-    t.equal(reply.status, 422, type)
+t.test(
+  'a non-JSON content type gets the 422 of CONTRIBUTING.md#the-http-contract: the body is not parsed, so it is no object',
+  async (t) => {
+    const text = '{"model":"user_verification","firstname":"Jane"}'
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'multipart/form-data', 'json']) {
+      const reply = await api.post(text, { token: key, headers: { 'content-type': type } })
+      t.equal(reply.status, 422, type)
+      t.strictSame(
+        reply.body,
+        {
+          detail: [
+            {
+              type: 'model_attributes_type',
+              loc: ['body'],
+              msg: 'Input should be a valid dictionary or object to extract fields from',
+              input: text
+            }
+          ]
+        },
+        type
+      )
+    }
+    const noToken = await api.post(text, { headers: { 'content-type': 'text/plain' } })
     t.strictSame(
-      reply.body,
-      {
-        detail: [
-          {
-            type: 'model_attributes_type',
-            loc: ['body'],
-            msg: 'Input should be a valid dictionary or object to extract fields from',
-            input: text
-          }
-        ]
-      },
-      type
+      noToken.body.detail.map((issue: { type: string }) => issue.type),
+      ['missing', 'model_attributes_type'],
+      'the header entry first'
     )
+    const empty = await api.post('', { token: key, headers: { 'content-type': 'text/plain' } })
+    t.equal(empty.status, 422)
+    t.strictSame(empty.body.detail[0], { type: 'missing', loc: ['body'], msg: 'Field required', input: null })
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.api+json']) {
+      const reply = await api.post(text, { token: key, headers: { 'content-type': type } })
+      t.equal(reply.status, 200, type)
+    }
   }
-  const noToken = await api.post(text, { headers: { 'content-type': 'text/plain' } })
-  t.strictSame(
-    noToken.body.detail.map((issue: { type: string }) => issue.type),
-    ['missing', 'model_attributes_type'],
-    'the header entry first'
-  )
-  const empty = await api.post('', { token: key, headers: { 'content-type': 'text/plain' } })
-  t.equal(empty.status, 422)
-  t.strictSame(empty.body.detail[0], { type: 'missing', loc: ['body'], msg: 'Field required', input: null })
-  for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.api+json']) {
-    const reply = await api.post(text, { token: key, headers: { 'content-type': type } })
-    t.equal(reply.status, 200, type)
-  }
-})
+)

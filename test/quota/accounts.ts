@@ -1,4 +1,4 @@
-// DESIGN §3 over HTTP: several keys share one account's allowance; rotation, expiry and disabling answer 401; history per day.
+// CONTRIBUTING.md#accounts-keys-and-quota over HTTP: several keys share one account's allowance; rotation, expiry and disabling answer 401; history per day.
 import t from 'tap'
 import { addKey, rotateKey } from '../../lib/quota/api-keys.js'
 import { openStores } from '../../lib/stores/open-stores.js'

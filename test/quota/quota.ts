@@ -1,4 +1,4 @@
-// DESIGN §3: per-plan monthly quota over HTTP — the edges, all-or-nothing, month rollover, plan changes.
+// CONTRIBUTING.md#accounts-keys-and-quota: per-plan monthly quota over HTTP — the edges, all-or-nothing, month rollover, plan changes.
 import t from 'tap'
 import { startApi, memoryStores } from '../fixtures/create-api.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
