@@ -21,7 +21,11 @@ export const errorCodes = {
   WRN_UV_HOST_PARSER:
     'A body parser runs before the middleware mounted on a Router; mount it on the application (app.use) or the parser after it.',
   WRN_UV_DNS_TIMEOUT: 'dnsTimeout is very short; most real lookups will answer Unknown.',
-  WRN_UV_CONNECTIONS: 'The server reached its cap on open connections (--max-connections); new connections are dropped until some close.'
+  WRN_UV_CONNECTIONS: 'The server reached its cap on open connections (--max-connections); new connections are dropped until some close.',
+  WRN_UV_REFUNDED:
+    'Units consumed for requests whose client left before their answer were given back (at most one line a minute, with the count).',
+  WRN_UV_PURGE: 'Deleting expired quota rows failed; the store keeps working and the next purge retries.',
+  WRN_UV_RATE_LIMIT: 'The rate limiter reported a configuration problem or could not reach its counters; the message says which.'
 } as const
 
 /** Every error and warning code of the package. */
@@ -99,6 +103,28 @@ export function warnOnce(
   if (warned.has(code)) return
   warned.add(code)
   logger.warn(`user-verification: ${message}`, { code, ...fields })
+}
+
+/**
+ * For warnings that repeat per event (not per process): logs the first line at once, then at
+ * most one line per `everyMs` carrying how many events it stands for (`count`), so a burst of
+ * events cannot flood the log. Returns the function to call per event.
+ */
+export function throttledWarning(
+  logger: { warn(message: string, fields?: Record<string, unknown>): void },
+  code: ErrorCode & `WRN_${string}`,
+  everyMs = 60_000,
+  now: () => number = Date.now
+): (message: string, fields?: Record<string, unknown>) => void {
+  let last = Number.NEGATIVE_INFINITY
+  let count = 0
+  return (message, fields = {}) => {
+    count++
+    if (now() - last < everyMs) return
+    last = now()
+    logger.warn(`user-verification: ${message}`, { code, count, ...fields })
+    count = 0
+  }
 }
 
 /** A key or quota store call failed (unreachable, timed out, corrupt). */

@@ -1,5 +1,5 @@
 // Verifies a stream of rows with bounded concurrency, yielding results in input order.
-import { toError } from './errors.js'
+import { toError, OptionsRangeError } from './errors.js'
 import type { VerifyInput, VerifyResult } from './types.js'
 import { createVerifier, type Verifier, type VerifierOptions } from './verify.js'
 
@@ -33,7 +33,7 @@ export async function* mapOrdered<T, R>(
   work: (input: T, index: number) => Promise<R>
 ): AsyncGenerator<R> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`user-verification: concurrency must be an integer >= 1, got ${concurrency}`)
+    throw new OptionsRangeError(`user-verification: concurrency must be an integer >= 1, got ${concurrency}`)
   }
   const iterator: Iterator<T> | AsyncIterator<T> =
     Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : (source as Iterable<T>)[Symbol.iterator]()

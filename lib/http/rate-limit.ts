@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { MemoryStore, rateLimit, type ClientRateLimitInfo, type Options as LimiterOptions, type Store } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
-import { details, optionError, toError } from '../errors.js'
+import { details, optionError, toError, warnOnce, OptionsTypeError, StoreError } from '../errors.js'
 import type { Logger, RedisStores, Stores } from '../types.js'
 
 /** Request-rate limits of the API. `0` (the default) turns a limit off. */
@@ -97,10 +97,10 @@ export function isRedisStores(stores: Stores): stores is RedisStores {
  */
 export function sharedCounterStore(name: string, stores: () => Promise<Stores | undefined>): Store {
   if (!/^[a-z][a-z0-9-]{0,30}$/.test(name))
-    throw new TypeError(`user-verification: counter name must be lower-case letters, digits and -, got ${JSON.stringify(name)}.`)
+    throw new OptionsTypeError(`user-verification: counter name must be lower-case letters, digits and -, got ${JSON.stringify(name)}.`)
   return new CounterStore(name, async () => {
     const open = await stores()
-    if (open === undefined) throw new Error('user-verification: the stores are not open, so the rate-limit counters cannot be reached')
+    if (open === undefined) throw new StoreError('user-verification: the stores are not open, so the rate-limit counters cannot be reached')
     return redisBackendOf(open)
   })
 }
@@ -135,10 +135,13 @@ export function createRateLimiters(options: Readonly<Partial<RateLimitOptions>> 
       standardHeaders: false,
       requestPropertyName: `rateLimit_${name}`,
       logger: {
+        // express-rate-limit warns about its configuration when it starts: once per process is enough.
         warn: (error, message) =>
-          logger.warn(`user-verification: rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' ')),
+          warnOnce(logger, 'WRN_UV_RATE_LIMIT', `rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' ')),
         error: (error, message) =>
-          logger.error(`user-verification: rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' '))
+          logger.error(`user-verification: rate limit (${name}): ${message ?? ''} ${toError(error).message}`.replace(/ {2,}/g, ' '), {
+            code: 'ERR_UV_STORE'
+          })
       },
       handler: tooManyRequests,
       ...extra

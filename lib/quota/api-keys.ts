@@ -1,6 +1,6 @@
 // Accounts and API keys: key generation (256 random bits), SHA-256 digests, issuing, rotating, and when a key is active.
 import { createHash, randomBytes } from 'node:crypto'
-import { UserVerificationError } from '../errors.js'
+import { UserVerificationError, OptionsRangeError } from '../errors.js'
 import type { Account, KeyRecord, KeyStore } from '../types.js'
 
 /** Prefix of every API key, so leaked keys are easy to recognise and scan for. */
@@ -112,7 +112,8 @@ export async function rotateKey(
   grace = 0,
   now: number = Date.now()
 ): Promise<IssuedKey & { previous: KeyRecord }> {
-  if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`user-verification: the grace period must be >= 0 ms, got ${grace}.`)
+  if (!Number.isFinite(grace) || grace < 0)
+    throw new OptionsRangeError(`user-verification: the grace period must be >= 0 ms, got ${grace}.`)
   const old = await store.getById(keyId)
   if (old === undefined) throw new UserVerificationError('ERR_UV_UNKNOWN_KEY', `no key with id ${keyId}.`)
   if (old.revokedAt !== null || (old.expiresAt !== null && Date.parse(old.expiresAt) <= now)) {

@@ -1,5 +1,5 @@
 // Undoes consumes whose outcome is unknown (the call rejected, but the store may have applied it).
-import { toError } from '../errors.js'
+import { throttledWarning, toError } from '../errors.js'
 import type { Logger, QuotaStore } from '../types.js'
 
 interface Pending {
@@ -34,6 +34,7 @@ export class QuotaCompensation {
   readonly #interval: number
   readonly #giveUpAfter: number
   readonly #now: () => number
+  readonly #warnRefunded: (message: string, fields?: Record<string, unknown>) => void
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
   #quota: QuotaStore | undefined
@@ -43,6 +44,8 @@ export class QuotaCompensation {
     this.#interval = options.interval ?? 1000
     this.#giveUpAfter = options.giveUpAfter ?? 3600_000
     this.#now = options.now ?? Date.now
+    // One line per refund would flood the log when many clients leave at once (an outage, a deploy).
+    this.#warnRefunded = throttledWarning(this.#logger, 'WRN_UV_REFUNDED', 60_000, this.#now)
   }
 
   /** Consumes waiting to be undone. */
@@ -82,8 +85,7 @@ export class QuotaCompensation {
       try {
         const undone = await quota.cancel!(item.operation, item.accountId, item.period, item.amount, item.day)
         this.#pending.delete(item.operation)
-        if (undone)
-          this.#logger.warn(`user-verification: gave back ${item.amount} units of account ${item.accountId} consumed without an answer`)
+        if (undone) this.#warnRefunded(`gave back ${item.amount} units of account ${item.accountId} consumed without an answer`)
       } catch (error) {
         if (this.#now() - item.since < this.#giveUpAfter) continue
         this.#pending.delete(item.operation)

@@ -1,4 +1,5 @@
 // Account and key store over any Keyv instance (SQLite, Redis, PostgreSQL adapters): a record per digest, per account, and id/email indexes.
+import { OptionsTypeError, StoreError } from '../errors.js'
 import type Keyv from 'keyv'
 import { LRUCache } from 'lru-cache'
 import type { Account, AccountPatch, KeyPatch, KeyRecord, KeyStore, Logger } from '../types.js'
@@ -74,17 +75,17 @@ export class KeyvKeyStore implements KeyStore {
 
   constructor(keyv: Keyv, options: KeyvKeyStoreOptions = {}) {
     if (keyv === null || typeof keyv !== 'object' || typeof keyv.get !== 'function' || typeof keyv.set !== 'function') {
-      throw new TypeError(
+      throw new OptionsTypeError(
         "user-verification: KeyvKeyStore needs a Keyv instance, e.g. `new Keyv({ store, namespace: 'uv-keys', throwOnErrors: true })`."
       )
     }
     if (keyv.throwOnErrors !== true) {
-      throw new TypeError(
+      throw new OptionsTypeError(
         'user-verification: the Keyv instance of the key store must be created with `throwOnErrors: true`; otherwise a store outage reads as "no such key". Pass `{ throwOnErrors: true }` to `new Keyv(...)`.'
       )
     }
     if (typeof keyv.iterator !== 'function') {
-      throw new TypeError(
+      throw new OptionsTypeError(
         'user-verification: the Keyv adapter of the key store has no iterator, so keys cannot be listed. Use @keyv/sqlite, @keyv/redis, @keyv/postgres or a Map.'
       )
     }
@@ -289,7 +290,7 @@ export class KeyvKeyStore implements KeyStore {
   async #mustSet(key: string, value: unknown): Promise<void> {
     // Keyv reports some adapter failures as `false` rather than throwing.
     if ((await this.#bounded(this.#keyv.set(key, value))) === false) {
-      throw new Error(
+      throw new StoreError(
         `user-verification: the key store did not accept a write (${this.prefix}). Check that the store is reachable and writable.`
       )
     }

@@ -1,6 +1,6 @@
 // Opens the key and quota stores named by a store URL, and checks user-supplied stores at the door.
 // Backend drivers are imported only when their URL is opened: Redis and PostgreSQL users install theirs (Keyv's convention).
-import { optionError, UserVerificationError } from '../errors.js'
+import { optionError, UserVerificationError, OptionsTypeError, StoreError } from '../errors.js'
 import type { KeyStore, Logger, QuotaStore, RedisStores, Stores } from '../types.js'
 import { KeyvKeyStore } from './keyv-key-store.js'
 import { MemoryKeyStore, MemoryQuotaStore } from './memory-store.js'
@@ -45,7 +45,8 @@ const SCHEMES = 'user-verification: `store` must be a sqlite://, redis://, postg
  * other scheme.
  */
 export async function openStores(url: string, options: OpenStoresOptions = {}): Promise<Stores> {
-  if (typeof url !== 'string') throw new TypeError(`${SCHEMES}, got ${JSON.stringify(url)}. Example: sqlite://./user-verification.sqlite`)
+  if (typeof url !== 'string')
+    throw new OptionsTypeError(`${SCHEMES}, got ${JSON.stringify(url)}. Example: sqlite://./user-verification.sqlite`)
   const logger = options.logger ?? console
   const namespace = options.namespace ?? 'uv'
   if (typeof namespace !== 'string' || !/^[a-z][a-z0-9_]{0,39}$/.test(namespace)) {
@@ -66,7 +67,7 @@ export async function openStores(url: string, options: OpenStoresOptions = {}): 
     case 'postgresql':
       return openPostgres(url, namespace, logger, connectTimeout, commandTimeout)
     default:
-      throw new TypeError(
+      throw new OptionsTypeError(
         `${SCHEMES}, got ${JSON.stringify(redact(url))}. Example: sqlite://./user-verification.sqlite (the default), redis://localhost:6379 or postgres://user@localhost:5432/db.`
       )
   }
@@ -74,7 +75,7 @@ export async function openStores(url: string, options: OpenStoresOptions = {}): 
 
 async function openSqlite(path: string, namespace: string, logger: Logger): Promise<Stores> {
   if (path.length === 0) {
-    throw new TypeError(
+    throw new OptionsTypeError(
       `${SCHEMES}, got "sqlite://" without a path. Example: sqlite://./user-verification.sqlite or sqlite:///var/lib/uv/store.sqlite.`
     )
   }
@@ -95,7 +96,7 @@ async function openSqlite(path: string, namespace: string, logger: Logger): Prom
     await keys.init()
   } catch (error) {
     await Promise.allSettled([keys.close(), quota.close()])
-    throw new Error(
+    throw new StoreError(
       `user-verification: the SQLite key store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions.`,
       { cause: error }
     )
@@ -142,7 +143,7 @@ async function openRedis(
     await client.connect()
   } catch (error) {
     destroy()
-    throw new Error(
+    throw new StoreError(
       `user-verification: cannot reach the Redis store at ${where}: ${(error as Error).message}. Check the URL and that Redis is running, or use sqlite:// for a single machine.`,
       { cause: error }
     )
@@ -166,7 +167,7 @@ async function openRedis(
     await keys.init()
   } catch (error) {
     destroy()
-    throw new Error(
+    throw new StoreError(
       `user-verification: the Redis store at ${where} is not usable: ${(error as Error).message}. Check the URL, ACL permissions (EVAL, EVALSHA, GET, SET, SCAN, MGET, EXISTS) and that Redis is >= 7.`,
       { cause: error }
     )
@@ -227,7 +228,7 @@ async function openPostgres(
   } catch (error) {
     await quota.close()
     await close().catch(() => {})
-    throw new Error(
+    throw new StoreError(
       `user-verification: cannot use the PostgreSQL store at ${where}: ${(error as Error).message}. Check the URL, credentials and that PostgreSQL is running, or use sqlite:// for a single machine.`,
       { cause: error }
     )
@@ -288,7 +289,7 @@ export function assertQuotaStore(x: unknown): asserts x is QuotaStore {
 
 function assertShape(what: string, x: unknown, methods: readonly string[]): void {
   if (x === null || typeof x !== 'object') {
-    throw new TypeError(
+    throw new OptionsTypeError(
       `user-verification: the ${what} must be an object with ${methods.map((m) => `${m}()`).join(', ')}, got ${x === null ? 'null' : typeof x}.`
     )
   }
@@ -299,7 +300,7 @@ function assertShape(what: string, x: unknown, methods: readonly string[]): void
   if (typeof o.localKeys !== 'boolean') missing.push('localKeys (boolean)')
   if (typeof o.prefix !== 'string') missing.push('prefix (string)')
   if (missing.length > 0) {
-    throw new TypeError(
+    throw new OptionsTypeError(
       `user-verification: the ${what} is missing ${missing.join(', ')}. Implement the ${what === 'key store' ? 'KeyStore' : 'QuotaStore'} interface, or pass a store URL instead.`
     )
   }

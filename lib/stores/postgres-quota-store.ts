@@ -1,4 +1,5 @@
 // Scale-out quota store on PostgreSQL: one conditional INSERT … ON CONFLICT DO UPDATE … RETURNING per consume, the day's history in the same statement.
+import { OptionsTypeError } from '../errors.js'
 import type pg from 'pg'
 import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
 import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
@@ -61,11 +62,11 @@ export class PostgresQuotaStore implements QuotaStore {
 
   constructor(options: PostgresQuotaStoreOptions) {
     if (options === null || typeof options !== 'object' || typeof options.pool?.query !== 'function') {
-      throw new TypeError('user-verification: PostgresQuotaStore needs `pool`, a pg.Pool.')
+      throw new OptionsTypeError('user-verification: PostgresQuotaStore needs `pool`, a pg.Pool.')
     }
     const table = options.table ?? 'uv_quota'
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) {
-      throw new TypeError(
+      throw new OptionsTypeError(
         `user-verification: PostgresQuotaStore \`table\` must be lower-case letters, digits and _, got ${JSON.stringify(table)}.`
       )
     }
@@ -166,7 +167,10 @@ export class PostgresQuotaStore implements QuotaStore {
       const now = this.#options.now ?? Date.now
       this.#timer = setInterval(() => {
         this.purge(now()).catch((error: unknown) => {
-          ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
+          ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', {
+            code: 'WRN_UV_PURGE',
+            error: String(error)
+          })
         })
       }, interval)
       this.#timer.unref()

@@ -1,6 +1,6 @@
 // Scale-out quota store on Redis: consume-if-within-limit (with the day's history) and refund as Lua scripts, one round trip each.
 import { createHash } from 'node:crypto'
-import { warnOnce } from '../errors.js'
+import { warnOnce, OptionsTypeError, StoreError } from '../errors.js'
 import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
 import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
 
@@ -102,7 +102,7 @@ export class RedisQuotaStore implements QuotaStore {
 
   constructor(options: RedisQuotaStoreOptions) {
     if (options === null || typeof options !== 'object' || typeof options.sendCommand !== 'function') {
-      throw new TypeError(
+      throw new OptionsTypeError(
         'user-verification: RedisQuotaStore needs `sendCommand`, e.g. `{ sendCommand: (args) => client.sendCommand(args) }`.'
       )
     }
@@ -181,7 +181,7 @@ export class RedisQuotaStore implements QuotaStore {
     ]
     const reply = await this.#eval(CONSUME, keys, args)
     if (!Array.isArray(reply) || reply.length !== 2)
-      throw new Error(`user-verification: unexpected reply from the Redis consume script: ${JSON.stringify(reply)}`)
+      throw new StoreError(`user-verification: unexpected reply from the Redis consume script: ${JSON.stringify(reply)}`)
     return { granted: Number(reply[0]) === 1, used: Number(reply[1]) }
   }
 
@@ -219,7 +219,7 @@ export class RedisQuotaStore implements QuotaStore {
   async #many(keys: string[]): Promise<number[]> {
     if (keys.length === 0) return []
     const reply = await this.#send(['MGET', ...keys])
-    if (!Array.isArray(reply)) throw new Error(`user-verification: unexpected reply from Redis MGET: ${JSON.stringify(reply)}`)
+    if (!Array.isArray(reply)) throw new StoreError(`user-verification: unexpected reply from Redis MGET: ${JSON.stringify(reply)}`)
     return reply.map((value) => (value === null || value === undefined ? 0 : Number(value)))
   }
 

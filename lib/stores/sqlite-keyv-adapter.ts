@@ -1,4 +1,5 @@
 // Keyv storage adapter on the SQLite driver the quota store uses (node:sqlite, or sqlite3 on old Node), replacing @keyv/sqlite.
+import { OptionsTypeError } from '../errors.js'
 import { EventEmitter } from 'node:events'
 import { type SqliteDatabase, type SqliteDriverName, type SqliteStatement, openSqliteDatabase } from './sqlite-driver.js'
 
@@ -45,7 +46,7 @@ export class SqliteKeyvAdapter extends EventEmitter {
   constructor(options: SqliteKeyvAdapterOptions) {
     super()
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(options.table)) {
-      throw new TypeError(`user-verification: SQLite key table must be letters, digits and _, got ${JSON.stringify(options.table)}.`)
+      throw new OptionsTypeError(`user-verification: SQLite key table must be letters, digits and _, got ${JSON.stringify(options.table)}.`)
     }
     this.opts = { dialect: 'sqlite', url: `sqlite://${options.path}`, table: options.table, iterationLimit: options.iterationLimit ?? 1000 }
     this.#ready = this.#open(options)

@@ -1,4 +1,5 @@
 // Default quota store: conditional UPSERTs, grouped per statement under load, with the daily history kept by a trigger in the same statement.
+import { OptionsTypeError, StoreError } from '../errors.js'
 import type { ConsumeResult, DailyUsage, Logger, MonthlyUsage, QuotaStore } from '../types.js'
 import { type SqliteDatabase, type SqliteDriverName, type SqliteStatement, openSqliteDatabase } from './sqlite-driver.js'
 import { checkDay, checkExpiresAt, checkLimit, checkName, checkUnits, daysBetween, monthsBetween } from './store-args.js'
@@ -76,13 +77,15 @@ export class SqliteQuotaStore implements QuotaStore {
 
   constructor(options: SqliteQuotaStoreOptions) {
     if (options === null || typeof options !== 'object' || typeof options.path !== 'string' || options.path.length === 0) {
-      throw new TypeError(
+      throw new OptionsTypeError(
         `user-verification: SqliteQuotaStore \`path\` must be a file path or ':memory:', got ${JSON.stringify(options?.path)}.`
       )
     }
     const table = options.table ?? 'uv_quota'
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(table)) {
-      throw new TypeError(`user-verification: SqliteQuotaStore \`table\` must be letters, digits and _, got ${JSON.stringify(table)}.`)
+      throw new OptionsTypeError(
+        `user-verification: SqliteQuotaStore \`table\` must be letters, digits and _, got ${JSON.stringify(table)}.`
+      )
     }
     this.#options = { busyTimeout: 5000, purgeInterval: 3_600_000, prefix: 'uv', ...options, table }
     this.prefix = this.#options.prefix
@@ -205,7 +208,7 @@ export class SqliteQuotaStore implements QuotaStore {
     this.#timer = undefined
     const ready = this.#ready
     if (ready === undefined) return
-    this.#ready = Promise.reject(new Error('user-verification: the SQLite quota store is closed.'))
+    this.#ready = Promise.reject(new StoreError('user-verification: the SQLite quota store is closed.'))
     this.#ready.catch(() => {})
     let opened: Opened
     try {
@@ -227,7 +230,10 @@ export class SqliteQuotaStore implements QuotaStore {
       const now = this.#options.now ?? Date.now
       const purge = (): void => {
         Promise.all([all(opened.purge, [now()]), all(opened.purgeDaily, [now()])]).catch((error: unknown) => {
-          ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', { error: String(error) })
+          ;(this.#options.logger ?? console).warn('user-verification: could not delete expired quota rows', {
+            code: 'WRN_UV_PURGE',
+            error: String(error)
+          })
         })
       }
       purge()
@@ -266,7 +272,7 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
     db = await openSqliteDatabase(path, { busyTimeout, ...(driver === undefined ? {} : { driver }) })
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_UV_STORE_DRIVER') throw error
-    throw new Error(
+    throw new StoreError(
       `user-verification: cannot open the SQLite store at ${JSON.stringify(path)}: ${(error as Error).message}. Check that the directory exists and is writable, or pass another sqlite:// path.`,
       { cause: error }
     )
@@ -363,7 +369,7 @@ async function openDatabase(options: { path: string; table: string; busyTimeout:
     }
   } catch (error) {
     await db.close().catch(() => {})
-    throw new Error(
+    throw new StoreError(
       `user-verification: the SQLite store at ${JSON.stringify(path)} is not usable: ${(error as Error).message}. Check the file's permissions and that it is a SQLite database.`,
       { cause: error }
     )
@@ -387,6 +393,6 @@ async function all<T>(statement: SqliteStatement, params: Params): Promise<T[]> 
   try {
     return await statement.all<T>(params)
   } catch (error) {
-    throw new Error(`user-verification: SQLite quota store failed: ${(error as Error).message}`, { cause: error })
+    throw new StoreError(`user-verification: SQLite quota store failed: ${(error as Error).message}`, { cause: error })
   }
 }

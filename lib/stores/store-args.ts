@@ -1,11 +1,11 @@
 // Argument and record checks shared by every store, so all of them refuse the same bad input.
-import { UserVerificationError } from '../errors.js'
+import { UserVerificationError, OptionsTypeError, OptionsRangeError } from '../errors.js'
 import type { Account, AccountPatch, KeyPatch, KeyRecord } from '../types.js'
 
 /** Keeps a consume/refund argument honest: a non-negative safe integer (units). */
 export function checkUnits(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(
+    throw new OptionsRangeError(
       `user-verification: quota \`${name}\` must be a non-negative integer, got ${JSON.stringify(value)}. Pass a whole number of units.`
     )
   }
@@ -21,7 +21,9 @@ export function checkLimit(value: unknown): number {
 /** `expiresAt` is ms since the epoch. */
 export function checkExpiresAt(value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(`user-verification: quota \`expiresAt\` must be a time in ms since the epoch, got ${JSON.stringify(value)}.`)
+    throw new OptionsRangeError(
+      `user-verification: quota \`expiresAt\` must be a time in ms since the epoch, got ${JSON.stringify(value)}.`
+    )
   }
   return Math.floor(value)
 }
@@ -29,7 +31,7 @@ export function checkExpiresAt(value: unknown): number {
 /** Key ids and periods become parts of store keys; they must be non-empty strings. */
 export function checkName(name: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 200) {
-    throw new TypeError(
+    throw new OptionsTypeError(
       `user-verification: quota \`${name}\` must be a non-empty string of at most 200 characters, got ${JSON.stringify(value)}.`
     )
   }
@@ -40,12 +42,12 @@ export function checkName(name: string, value: unknown): string {
 export function checkRecord(record: unknown): KeyRecord {
   const r = record as Partial<KeyRecord> | null
   const bad = (field: string, expected: string): never => {
-    throw new TypeError(
+    throw new OptionsTypeError(
       `user-verification: key record \`${field}\` must be ${expected}, got ${JSON.stringify(r?.[field as keyof KeyRecord])}.`
     )
   }
   if (r === null || typeof r !== 'object')
-    throw new TypeError(`user-verification: a key record must be an object, got ${JSON.stringify(record)}.`)
+    throw new OptionsTypeError(`user-verification: a key record must be an object, got ${JSON.stringify(record)}.`)
   if (typeof r.id !== 'string' || r.id.length === 0) bad('id', 'a non-empty string')
   if (typeof r.hash !== 'string' || !/^[0-9a-f]{64}$/.test(r.hash)) bad('hash', 'a lower-case hex SHA-256 digest')
   if (typeof r.accountId !== 'string' || r.accountId.length === 0) bad('accountId', 'a non-empty string')
@@ -68,10 +70,12 @@ export function checkRecord(record: unknown): KeyRecord {
 export function checkAccount(account: unknown): Account {
   const a = account as Partial<Account> | null
   const bad = (field: string, expected: string): never => {
-    throw new TypeError(`user-verification: account \`${field}\` must be ${expected}, got ${JSON.stringify(a?.[field as keyof Account])}.`)
+    throw new OptionsTypeError(
+      `user-verification: account \`${field}\` must be ${expected}, got ${JSON.stringify(a?.[field as keyof Account])}.`
+    )
   }
   if (a === null || typeof a !== 'object')
-    throw new TypeError(`user-verification: an account must be an object, got ${JSON.stringify(account)}.`)
+    throw new OptionsTypeError(`user-verification: an account must be an object, got ${JSON.stringify(account)}.`)
   if (typeof a.id !== 'string' || a.id.length === 0) bad('id', 'a non-empty string')
   if (typeof a.name !== 'string') bad('name', 'a string')
   if (a.email !== null && (typeof a.email !== 'string' || a.email.length === 0)) bad('email', 'a non-empty string or null')
@@ -110,7 +114,7 @@ export function pickAccountPatch(patch: AccountPatch): AccountPatch {
 /** A `YYYY-MM-DD` day; when `period` is given the day must lie in it. */
 export function checkDay(value: unknown, period?: string): string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || (period !== undefined && value.slice(0, 7) !== period)) {
-    throw new RangeError(
+    throw new OptionsRangeError(
       `user-verification: quota \`day\` must be a YYYY-MM-DD day${period === undefined ? '' : ` inside the period ${period}`}, got ${JSON.stringify(value)}.`
     )
   }
@@ -123,7 +127,7 @@ export function daysBetween(from: string, to: string): string[] {
   const end = Date.parse(`${checkDay(to)}T00:00:00Z`)
   const count = Math.floor((end - start) / 86_400_000) + 1
   if (!Number.isFinite(count) || count > 800)
-    throw new RangeError(`user-verification: a daily range holds at most 800 days, got ${from}..${to}.`)
+    throw new OptionsRangeError(`user-verification: a daily range holds at most 800 days, got ${from}..${to}.`)
   return Array.from({ length: Math.max(0, count) }, (_, i) => new Date(start + i * 86_400_000).toISOString().slice(0, 10))
 }
 
@@ -131,12 +135,12 @@ export function daysBetween(from: string, to: string): string[] {
 export function monthsBetween(from: string, to: string): string[] {
   const parse = (p: string): number => {
     if (typeof p !== 'string' || !/^\d{4}-\d{2}$/.test(p))
-      throw new RangeError(`user-verification: a month must be YYYY-MM, got ${JSON.stringify(p)}.`)
+      throw new OptionsRangeError(`user-verification: a month must be YYYY-MM, got ${JSON.stringify(p)}.`)
     return Number(p.slice(0, 4)) * 12 + Number(p.slice(5, 7)) - 1
   }
   const start = parse(from)
   const count = parse(to) - start + 1
-  if (count > 120) throw new RangeError(`user-verification: a monthly range holds at most 120 months, got ${from}..${to}.`)
+  if (count > 120) throw new OptionsRangeError(`user-verification: a monthly range holds at most 120 months, got ${from}..${to}.`)
   return Array.from(
     { length: Math.max(0, count) },
     (_, i) => `${Math.floor((start + i) / 12)}-${String(((start + i) % 12) + 1).padStart(2, '0')}`
