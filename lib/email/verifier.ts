@@ -3,7 +3,7 @@ import type { EmailVerification, EmailVerifier, ResolverLike } from '../types.js
 import { splitEmail } from './split.js'
 import { checkEmailSyntax, MAX_LOCAL_OCTETS } from './syntax.js'
 import { MAX_DOMAIN_OCTETS, toAsciiDomain } from './domain.js'
-import { createDnsCheck, type DnsOutcome } from './dns-check.js'
+import { createDnsCheck, resolveDnsOptions, type DnsOutcome, type ResolvedDnsOptions } from './dns-check.js'
 import { DisposableDomains } from './disposable-domains.js'
 import { DisposableMx } from './disposable-mx.js'
 import { suggestDomain } from './domain-suggestion.js'
@@ -42,22 +42,48 @@ const DEADLINE_SLACK_MS = 25
  * `RangeError` with `code: 'ERR_UV_OPTIONS'`. The shipped lists are loaded once, here.
  */
 export function createEmailVerifier(options: EmailVerifierOptions = {}): EmailVerifier & { close(): void } {
+  return emailVerifierFrom(resolveEmailOptions(options))
+}
+
+/** The email verifier's options checked and with their defaults: what {@link resolveEmailOptions} returns. */
+export interface ResolvedEmailOptions {
+  dns: ResolvedDnsOptions
+  allow: string[]
+  block: string[]
+  learnMx: boolean
+}
+
+/**
+ * Checks the email verifier's options once and fills in their defaults; throws an
+ * `ERR_UV_OPTIONS` TypeError/RangeError naming the option. `dns` passes DNS settings already
+ * resolved (the middleware's configuration), so they are not resolved again.
+ */
+export function resolveEmailOptions(options: EmailVerifierOptions = {}, dns?: ResolvedDnsOptions): ResolvedEmailOptions {
   const opts = objectOption('options', options) as EmailVerifierOptions
-  // The DNS options are checked in one place, resolveDnsOptions (through createDnsCheck).
-  const dns = createDnsCheck({
-    resolver: opts.resolver,
-    servers: opts.dnsServers,
-    timeout: opts.dnsTimeout,
-    tries: opts.dnsTries,
-    cache: opts.dnsCache,
-    now: opts.now
-  })
-  const dnsTimeout = dns.timeout
+  // The DNS options are checked in one place, resolveDnsOptions.
+  const resolvedDns =
+    dns ??
+    resolveDnsOptions({
+      resolver: opts.resolver,
+      servers: opts.dnsServers,
+      timeout: opts.dnsTimeout,
+      tries: opts.dnsTries,
+      cache: opts.dnsCache,
+      now: opts.now
+    })
   const disposableOpts = objectOption('disposable', opts.disposable)
   const listFix = 'Give domain names such as ["example-temp-mail.com"].'
   const allow = stringArrayOption('disposable.allow', disposableOpts.allow, listFix)
   const block = stringArrayOption('disposable.block', disposableOpts.block, listFix)
   const learnMx = booleanOption('learnMx', opts.learnMx, true)
+  return { dns: resolvedDns, allow, block, learnMx }
+}
+
+/** Builds the email verifier of {@link createEmailVerifier} from options already resolved. */
+export function emailVerifierFrom(options: ResolvedEmailOptions): EmailVerifier & { close(): void } {
+  const { allow, block, learnMx } = options
+  const dns = createDnsCheck(options.dns)
+  const dnsTimeout = dns.timeout
   const disposable = new DisposableDomains({ allow, block })
   const mx = new DisposableMx({ isListed: (d) => disposable.isDisposable(d), isAllowed: (d) => disposable.isAllowed(d) })
   // Pending deadlines, so that close() can answer them at once instead of leaving them hanging.

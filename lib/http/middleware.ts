@@ -14,6 +14,7 @@ import { assertKeyStore, assertQuotaStore, openStores } from '../stores/open-sto
 import { KeyCache, type KeyEntry } from '../quota/key-cache.js'
 import type { Account, ConsumeResult, KeyRecord, Stores, VerifyResult } from '../types.js'
 import { createVerifier, presentFields, type PresentFields } from '../verify.js'
+import { emailVerifierFrom } from '../email/verifier.js'
 
 /** The only `model` the API accepts. */
 export const modelName = 'user_verification'
@@ -98,7 +99,9 @@ function sendIssues(res: Response, issues: ValidationIssue[]): void {
 export function userVerification(options?: Readonly<Partial<Options>>): UserVerificationMiddleware {
   const config = resolveOptions(options)
   const { logger, plans, now, retryAfter } = config
-  const verifier = createVerifier({ ...emailOptionsOf(config), emailVerifier: config.emailVerifier, nameVerifier: config.nameVerifier })
+  // Built from the resolved configuration only: the options were checked once, in resolveOptions.
+  const emailVerifier = config.emailVerifier ?? emailVerifierFrom(config.email!)
+  const verifier = createVerifier({ emailVerifier, nameVerifier: config.nameVerifier })
   if (verifier.nameModelError) logger.error(verifier.nameModelError.message, { code: 'ERR_UV_MODEL_LOAD' })
 
   const metrics: MiddlewareMetrics = { responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
@@ -431,12 +434,6 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   return (
     e !== null && typeof e === 'object' && typeof e.type === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500
   )
-}
-
-function emailOptionsOf(config: Configuration) {
-  const { dnsServers, resolver, dnsTimeout, dnsTries, dnsCache, disposable, learnMx, now } = config
-  const all = { dnsServers, resolver, dnsTimeout, dnsTries, dnsCache, disposable, learnMx, now }
-  return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined)) as Partial<typeof all>
 }
 
 /** Opens the configured stores once; after a failure, the next request tries again (at most once a second). */

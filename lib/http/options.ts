@@ -1,5 +1,5 @@
 // The middleware's public options, their defaults, and the checks that run once at construction.
-import type { EmailVerifierOptions } from '../email/verifier.js'
+import { resolveEmailOptions, type EmailVerifierOptions, type ResolvedEmailOptions } from '../email/verifier.js'
 import { optionError, warnOnce } from '../errors.js'
 import { defaultPlans } from '../quota/plans.js'
 import { resolveRateLimit, type RateLimitOptions } from './rate-limit.js'
@@ -44,6 +44,8 @@ export interface Configuration extends Omit<Options, 'emailVerifier' | 'nameVeri
   rateLimit: RateLimitOptions | undefined
   /** The DNS settings, checked and with their defaults. */
   dns: ResolvedDnsOptions
+  /** The built-in email verifier's settings, checked (DNS ones are `dns`); undefined when `emailVerifier` replaces it. */
+  email: ResolvedEmailOptions | undefined
   emailVerifier: EmailVerifier | undefined
   nameVerifier: NameVerifier | undefined
 }
@@ -113,6 +115,7 @@ export function resolveOptions(input: Readonly<Partial<Options>> | undefined): C
     nameVerifier: given.nameVerifier,
     rateLimit: undefined,
     dns: undefined as unknown as ResolvedDnsOptions,
+    email: undefined,
     logger
   }
   config.rateLimit = given.rateLimit as RateLimitOptions | undefined
@@ -138,7 +141,8 @@ export function resolveOptions(input: Readonly<Partial<Options>> | undefined): C
     resolver: config.resolver,
     timeout: config.dnsTimeout,
     tries: config.dnsTries,
-    cache: config.dnsCache
+    cache: config.dnsCache,
+    now: config.now
   })
   config.rateLimit = config.rateLimit === undefined ? undefined : resolveRateLimit(config.rateLimit)
   // Only a valid timeout can be "very short": an impossible one has thrown above.
@@ -150,6 +154,10 @@ export function resolveOptions(input: Readonly<Partial<Options>> | undefined): C
   }
   if (config.nameVerifier !== undefined && typeof config.nameVerifier.predict !== 'function') {
     throw optionError('type', 'nameVerifier', 'an object with predict(value)', Object.keys(config.nameVerifier))
+  }
+  // The built-in email verifier's own settings, checked only when it is used (as before); its DNS settings are `dns`.
+  if (config.emailVerifier === undefined) {
+    config.email = resolveEmailOptions({ disposable: config.disposable, learnMx: config.learnMx }, config.dns)
   }
   return config
 }

@@ -25,6 +25,19 @@ t.test('{}, { key: undefined } and Object.create(null) all give the defaults', a
   t.strictSame(resolveOptions({ rateLimit: { perKey: 5 } }).rateLimit, { perKey: 5, perIp: 0 }, 'rate limits resolved too')
 })
 
+t.test('one resolved configuration: the email settings are resolved with the rest and share its DNS settings', async (t) => {
+  const now = () => 1_700_000_000_000
+  const config = resolveOptions({ now, disposable: { block: ['x.example'] }, learnMx: false, dnsTimeout: 1000 })
+  t.equal(config.email?.dns, config.dns, 'the DNS settings are resolved once and reused')
+  t.equal(config.dns.now, now, 'the DNS cache follows the middleware clock')
+  t.strictSame(config.email?.block, ['x.example'])
+  t.equal(config.email?.learnMx, false)
+  // A replaced email verifier needs no built-in settings, and its options are not checked (as before).
+  const replaced = resolveOptions({ emailVerifier: { verify: async () => ({}) as never }, learnMx: 'no' as never })
+  t.equal(replaced.email, undefined)
+  t.throws(() => resolveOptions({ learnMx: 'no' as never }), { name: 'TypeError', code: 'ERR_UV_OPTIONS' })
+})
+
 type Bad = [options: Partial<Options>, message: RegExp, kind: typeof TypeError | typeof RangeError]
 
 // Each row is one value; wrong types carry @ts-expect-error, so the types reject them too.
