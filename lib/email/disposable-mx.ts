@@ -91,10 +91,16 @@ export interface DisposableMxOptions {
   maxLearned?: number
   /** Hosts known disposable from the start. Defaults to none. */
   seed?: string[]
-  /** Tells whether a domain is on the disposable list; used to trust hosts named inside listed domains. */
+  /** Tells whether a domain is on the disposable list; used to trust hosts named inside listed domains. Its answers are remembered per host: it must not change them. */
   isListed?: (domain: string) => boolean
-  /** Tells whether a domain is allow-listed; allow-listed hosts are never disposable. */
+  /** Tells whether a domain is allow-listed; allow-listed hosts are never disposable. Its answers are remembered per host: it must not change them. */
   isAllowed?: (domain: string) => boolean
+}
+
+/** What the fixed lists say of one mail host. */
+interface HostFacts {
+  shared: boolean
+  listed: boolean
 }
 
 function normaliseHost(host: string): string {
@@ -114,6 +120,7 @@ export class DisposableMx {
   readonly #evidence: LRUCache<string, Set<string>>
   readonly #isListed: (domain: string) => boolean
   readonly #isAllowed: (domain: string) => boolean
+  readonly #hostFacts = new LRUCache<string, HostFacts>({ max: 10_000 })
 
   constructor(options: DisposableMxOptions = {}) {
     this.#minEvidence = Math.max(2, options.minEvidence ?? 2)
@@ -126,8 +133,22 @@ export class DisposableMx {
 
   /** `true` when `host` belongs to a shared mail platform or an allow-listed domain. */
   isShared(host: string): boolean {
-    const h = normaliseHost(host)
-    return domainAndParents(h).some((d) => SHARED.has(d) || this.#isAllowed(d))
+    return this.#listsSay(normaliseHost(host)).shared
+  }
+
+  /**
+   * What the fixed lists say of a host (shared platform or allow-listed; inside a listed
+   * domain). Only the learned hosts change, so this is remembered: every request with an email
+   * asks it for each MX host of its domain.
+   */
+  #listsSay(h: string): HostFacts {
+    let facts = this.#hostFacts.get(h)
+    if (facts === undefined) {
+      const names = domainAndParents(h)
+      facts = { shared: names.some((d) => SHARED.has(d) || this.#isAllowed(d)), listed: names.some((d) => this.#isListed(d)) }
+      this.#hostFacts.set(h, facts)
+    }
+    return facts
   }
 
   /** Hosts learned or seeded so far. */
@@ -169,10 +190,10 @@ export class DisposableMx {
   /** `true` when `host` is a known disposable mail host (see the class description). */
   isDisposableHost(host: string): boolean {
     const h = normaliseHost(host)
-    if (this.isShared(h)) return false
-    if (this.#seeded.has(h) || this.#known.has(h)) return true
+    const facts = this.#listsSay(h)
+    if (facts.shared) return false
     // A host inside a listed domain (mx.mailinator.com, or mailinator.com itself) is that service's.
-    return domainAndParents(h).some((d) => this.#isListed(d))
+    return this.#seeded.has(h) || this.#known.has(h) || facts.listed
   }
 
   /**

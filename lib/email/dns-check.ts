@@ -61,6 +61,12 @@ export interface DnsCheckOptions {
 export interface DnsChecker {
   /** Checks a lower-case ASCII (punycode) domain that already passed the hostname rules. */
   check(domain: string): Promise<DnsOutcome>
+  /**
+   * The outcome `check` would give at once (a name that is never looked up, or a fresh cached
+   * result), or `undefined` when it would have to ask the resolver. Lets a caller skip the
+   * promise and deadline timer of `check` on the common, cached path.
+   */
+  known(domain: string): DnsOutcome | undefined
   /** Number of cached results. */
   readonly cacheSize: number
   /** Cancels the built resolver's queries and empties the cache. */
@@ -271,17 +277,23 @@ export function createDnsCheck(options: DnsCheckOptions | ResolvedDnsOptions = {
     return outcome
   }
 
-  function check(domain: string): Promise<DnsOutcome> {
-    if (isSpecialUseDomain(domain)) return Promise.resolve(publish({ result: 'Fail', reason: 'special-use', mx: [] }, 'special-use'))
-    // A name under no public suffix (db.corp, router.lan) can only exist on a private resolver:
-    // asking would make dnsCheck an oracle of the internal zone (issue 10, item 6).
-    if (!hasPublicSuffix(domain))
-      return Promise.resolve(publish({ result: 'Fail', reason: 'no-public-suffix', mx: [] }, 'no-public-suffix'))
+  function known(domain: string): DnsOutcome | undefined {
+    // Only names that passed the two checks below were ever looked up, so the cache comes first.
     const hit = cache.get(domain)
     if (hit !== undefined) {
-      if (hit.expires > now()) return Promise.resolve(publish(hit.outcome, 'cache'))
+      if (hit.expires > now()) return publish(hit.outcome, 'cache')
       cache.delete(domain)
     }
+    if (isSpecialUseDomain(domain)) return publish({ result: 'Fail', reason: 'special-use', mx: [] }, 'special-use')
+    // A name under no public suffix (db.corp, router.lan) can only exist on a private resolver:
+    // asking would make dnsCheck an oracle of the internal zone (issue 10, item 6).
+    if (!hasPublicSuffix(domain)) return publish({ result: 'Fail', reason: 'no-public-suffix', mx: [] }, 'no-public-suffix')
+    return undefined
+  }
+
+  function check(domain: string): Promise<DnsOutcome> {
+    const answer = known(domain)
+    if (answer !== undefined) return Promise.resolve(answer)
     const pending = inflight.get(domain)
     if (pending !== undefined) return pending.then((outcome) => publish(outcome, 'shared'))
     const run = race(
@@ -301,6 +313,7 @@ export function createDnsCheck(options: DnsCheckOptions | ResolvedDnsOptions = {
 
   return {
     check,
+    known,
     timeout,
     get cacheSize() {
       return cache.size

@@ -18,10 +18,8 @@ const QUOTED = /^"(?:[\x20\x21\x23-\x5B\x5D-\x7E]|[^\x00-\x7F]|\\[\x20-\x7E])+"$
 // unassigned code points and every space but U+0020 (which is only legal inside quotes).
 const UNSAFE =
   /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\u00A0\u1680\u2000-\u200B\u200E\u200F\u2028-\u202F\u205F-\u206F\u3000\uFEFF\u00AD\u061C\u180E\uFFF9-\uFFFB]|(?![\u200C\u200D])\p{Cf}/u
-const ENCODER = new TextEncoder()
-
 function octets(text: string): number {
-  return ENCODER.encode(text).length
+  return Buffer.byteLength(text, 'utf8')
 }
 
 /** `true` when `local` is a valid dot-atom or quoted local part (RFC 5321/6531), length aside. */

@@ -1,4 +1,5 @@
 // The email verifier of CONTRIBUTING.md#email-semantics: split, syntax, DNS (one deadline), disposable (lists + MX), suggestion, role, free.
+import { LRUCache } from 'lru-cache'
 import type { EmailVerification, EmailVerifier, ResolverLike } from '../types.js'
 import { splitEmail } from './split.js'
 import { checkEmailSyntax, MAX_LOCAL_OCTETS } from './syntax.js'
@@ -10,6 +11,16 @@ import { suggestDomain } from './domain-suggestion.js'
 import { isRoleAccount } from './role-accounts.js'
 import { isFreeProvider } from './free-providers.js'
 import { booleanOption, objectOption, stringArrayOption } from './options.js'
+
+/** What the domain lists say of one domain. */
+interface DomainFacts {
+  /** The checked ASCII form, or `null` when the domain is no valid mail hostname. */
+  ascii: string | null
+  /** The listed name the domain is disposable through (itself or a parent), or `null`. */
+  listedAs: string | null
+  allowed: boolean
+  free: boolean
+}
 
 /** Options of {@link createEmailVerifier}; `undefined` always means "the default". */
 export interface EmailVerifierOptions {
@@ -103,24 +114,37 @@ export function emailVerifierFrom(options: ResolvedEmailOptions): EmailVerifier 
     })
   }
 
+  // What the lists say of a domain never changes for this verifier (the learned MX hosts, which
+  // do, are asked per request): remembered per valid domain, as forms repeat a few domains.
+  const facts = new LRUCache<string, DomainFacts>({ max: 10_000 })
+  function factsOf(domain: string): DomainFacts {
+    const known = facts.get(domain)
+    if (known !== undefined) return known
+    const ascii = domain === '' ? null : toAsciiDomain(domain)
+    // Only a valid domain (<= 253 octets) is looked up, walked, hashed or remembered: a crafted
+    // 16 KB domain must cost no more than a normal one (issue 10, item 2).
+    if (ascii === null) return { ascii, listedAs: null, allowed: false, free: false }
+    const found = { ascii, listedAs: disposable.match(ascii), allowed: disposable.isAllowed(ascii), free: isFreeProvider(ascii) }
+    facts.set(domain, found)
+    return found
+  }
+
   async function verify(input: string): Promise<EmailVerification> {
     const emailAddress = String(input ?? '').trim()
     const { username, domain } = splitEmail(emailAddress)
     const syntexCheck = checkEmailSyntax(emailAddress)
-    const ascii = domain === '' ? null : toAsciiDomain(domain)
-    // Only a valid domain (<= 253 octets) is looked up, walked or hashed: a crafted 16 KB
-    // domain must cost no more than a normal one (issue 10, item 2).
-    const listedAs = ascii === null ? null : disposable.match(ascii)
+    const { ascii, listedAs, allowed, free } = factsOf(domain)
     let isDisposable = listedAs !== null
     let dnsCheck: EmailVerification['dnsCheck'] = 'Fail'
     if (ascii !== null) {
-      const outcome = await dnsWithDeadline(ascii)
+      // A cached answer needs no deadline timer: most requests repeat a domain seen minutes ago.
+      const outcome = dns.known(ascii) ?? (await dnsWithDeadline(ascii))
       dnsCheck = outcome.result
       if (learnMx && outcome.mx.length > 0) {
         // Only a domain listed in its own name teaches (never one listed through a parent).
         if (isDisposable) {
           if (listedAs === ascii) mx.observe(ascii, outcome.mx)
-        } else if (!disposable.isAllowed(ascii) && mx.isDisposableMxSet(outcome.mx)) isDisposable = true
+        } else if (!allowed && mx.isDisposableMxSet(outcome.mx)) isDisposable = true
       }
     }
     // A dotless typo (gmailcom) fails syntax but may still get a suggestion, within the same bound.
@@ -136,7 +160,7 @@ export function emailVerifierFrom(options: ResolvedEmailOptions): EmailVerifier 
       syntexCheck,
       suggestion: suggested === null ? null : `${username}@${suggested}`,
       role: domain !== '' && username.length <= MAX_LOCAL_OCTETS && isRoleAccount(username),
-      free: ascii !== null && isFreeProvider(ascii)
+      free
     }
   }
 
