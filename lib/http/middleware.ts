@@ -68,14 +68,44 @@ interface Charged {
   operation: string | undefined
 }
 
-/** The UTC day of a time, `YYYY-MM-DD`: usage is also kept per day. */
+const msPerDay = 86_400_000
+let lastDay = { number: Number.NaN, text: '' }
+
+/** The UTC day of a time, `YYYY-MM-DD`: usage is also kept per day. Remembered: it changes daily. */
 function dayOf(time: number): string {
-  return new Date(time).toISOString().slice(0, 10)
+  const number = Math.floor(time / msPerDay)
+  if (number !== lastDay.number) lastDay = { number, text: new Date(number * msPerDay).toISOString().slice(0, 10) }
+  return lastDay.text
+}
+
+let lastPeriod: { start: number; period: Period; reset: string } | undefined
+
+/** The quota period of a time and its end as the `X-Quota-Reset` text. Remembered: it changes monthly. */
+function periodAt(time: number): { period: Period; reset: string } {
+  if (lastPeriod === undefined || time < lastPeriod.start || time >= lastPeriod.period.end) {
+    const date = new Date(time)
+    const period = periodOf(time)
+    lastPeriod = { start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), period, reset: new Date(period.end).toISOString() }
+  }
+  return lastPeriod
+}
+
+/**
+ * Writes a JSON answer with Node's own calls: Express's `res.json` would also hash the body for
+ * an ETag (an API answer is never cached) and look the content type up, costing more than the
+ * verification itself on the hot path. The host app's headers (set before us) are kept.
+ */
+function sendJson(res: Response, status: number, text: string, headers?: Record<string, string>): void {
+  res.statusCode = status
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!)
+  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  res.setHeader('Content-Length', Buffer.byteLength(text))
+  res.end(text)
 }
 
 /** Sends `{ detail }` with `status`; the API's single way of answering an error. */
 function sendDetail(res: Response, status: number, detail: unknown): void {
-  res.status(status).json({ detail })
+  sendJson(res, status, JSON.stringify({ detail }))
 }
 
 /**
@@ -89,7 +119,7 @@ function sendIssues(res: Response, issues: ValidationIssue[]): void {
   } catch {
     text = JSON.stringify({ detail: issues.map((issue) => ({ ...issue, input: null })) })
   }
-  res.status(422).type('application/json').send(text)
+  sendJson(res, 422, text)
 }
 
 /**
@@ -158,7 +188,10 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     const hash = hashKey(token)
     let entry: KeyEntry
     try {
-      entry = token === '' ? { record: undefined, account: undefined, version: undefined } : await keyCache.lookup(open, hash, time)
+      entry =
+        token === ''
+          ? { record: undefined, account: undefined, version: undefined }
+          : (keyCache.cached(open, hash, time) ?? (await keyCache.lookup(open, hash, time)))
     } catch (error) {
       logFailure('ERR_UV_STORE', 'key lookup failed', error)
       return void unavailable(res)
@@ -172,7 +205,8 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       const limit = limitOf(active.account)
       let over: boolean
       try {
-        over = await overLimit(open, active.account.id, period, fields.count, limit)
+        const usage = overLimit(open, active.account.id, period, fields.count, limit)
+        over = typeof usage === 'boolean' ? usage : await usage
         // A 402 decided on a cached record must not come from a plan that changed meanwhile.
         if (over && attempt === 1) {
           const current = await keyCache.revalidate(open, hash, entry, time)
@@ -195,14 +229,15 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
    * only when the usage this process last saw says the units will not fit. The consume after the
    * verification stays the exact, atomic check.
    */
-  async function overLimit(open: Stores, accountId: string, period: Period, count: number, limit: number): Promise<boolean> {
+  function overLimit(open: Stores, accountId: string, period: Period, count: number, limit: number): boolean | Promise<boolean> {
     if (count > limit) return true
     const slot = `${accountId}\u0000${period.id}`
     const seen = lastUsed.get(slot)
     if (seen === undefined || seen + count <= limit) return false
-    const used = await open.quota.get(accountId, period.id)
-    lastUsed.set(slot, used)
-    return used + count > limit
+    return open.quota.get(accountId, period.id).then((used) => {
+      lastUsed.set(slot, used)
+      return used + count > limit
+    })
   }
 
   /** The plan limit of an account (0, with a warning, for a plan the options do not define). */
@@ -279,28 +314,35 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
 
   async function verificationHandler(req: Request, res: Response): Promise<void> {
     metrics.inFlight++
-    // The client may leave at any point; from then on nothing may be charged for it.
+    // The client may leave at any point; from then on nothing may be charged for it. A charge
+    // whose 200 was not handed to the kernel in full when the response closed is given back.
     let clientLeft = false
+    let charged: { open: Stores; charged: Charged; fields: PresentFields; period: Period; time: number } | undefined
     res.once('close', () => {
-      if (!res.writableFinished) clientLeft = true
+      if (!res.writableFinished) {
+        clientLeft = true
+        if (charged !== undefined) giveBack(charged.open, charged.charged, charged.fields, charged.period, charged.time)
+      }
       metrics.inFlight--
       metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
     })
-    const checked = validateRequest(req.get('x-api-token'), req.body, req.get('content-type'))
+    const checked = validateRequest(req.headers['x-api-token'] as string | undefined, req.body, req.headers['content-type'])
     if (!checked.ok) return sendIssues(res, checked.issues)
     if (overloaded()) return unavailable(res)
 
-    let open: Stores
-    try {
-      open = await stores.get()
-    } catch (error) {
-      logFailure('ERR_UV_STORE', 'the store is not open', error)
-      return unavailable(res)
+    let open = stores.current()
+    if (open === undefined) {
+      try {
+        open = await stores.get()
+      } catch (error) {
+        logFailure('ERR_UV_STORE', 'the store is not open', error)
+        return unavailable(res)
+      }
     }
     const { body, token } = checked
     const fields = presentFields(body)
     const time = now()
-    const period = periodOf(time)
+    const { period, reset } = periodAt(time)
     const admitted = await admit(res, open, token, body, fields, period, time)
     if (admitted === undefined) return
 
@@ -313,25 +355,20 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       return unavailable(res)
     }
     if (clientLeft) return
-    const charged = await charge(res, open, admitted, fields, period, time)
-    if (charged === undefined) return
-    if (clientLeft) return giveBack(open, charged, fields, period, time)
-    const { limit, used } = charged
-
-    res.set({
-      'X-Quota-Limit': String(limit),
-      'X-Quota-Remaining': String(Math.max(0, limit - used)),
-      'X-Quota-Reset': new Date(period.end).toISOString()
-    })
-    // The answer is charged only if it reaches the client: a close before the last byte was handed
-    // to the kernel gives the units back.
-    res.once('close', () => {
-      if (!res.writableFinished) giveBack(open, charged, fields, period, time)
-    })
-    res.status(200).json({
+    const granted = await charge(res, open, admitted, fields, period, time)
+    if (granted === undefined) return
+    if (clientLeft) return giveBack(open, granted, fields, period, time)
+    charged = { open, charged: granted, fields, period, time }
+    const { limit, used } = granted
+    const text = JSON.stringify({
       status: 'success',
       received_data: { model: body.model, email: body.email ?? null, firstname: body.firstname ?? null, lastname: body.lastname ?? null },
       ...result
+    })
+    sendJson(res, 200, text, {
+      'X-Quota-Limit': String(limit),
+      'X-Quota-Remaining': String(Math.max(0, limit - used)),
+      'X-Quota-Reset': reset
     })
   }
 
@@ -340,13 +377,6 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   // Rate limits come first: their point is to refuse before any parsing or store work.
   // body-parser reads and discards a too-large body before it answers, and a host app's parser may
   // have read it already: refuse on the declared length and close instead.
-  function declaredTooLarge(req: Request, res: Response, next: NextFunction): void {
-    if (Number(req.headers['content-length']) > config.bodyLimit) {
-      res.set('Connection', 'close')
-      return sendDetail(res, 413, details.tooLarge)
-    }
-    next()
-  }
   // A body parser the host mounted before us (express.json() app-wide) has read the stream already:
   // body-parser then skips, and req.body holds its result. When it failed, its error reaches us
   // through hostBodyErrors below; a JSON syntax error becomes the raw text it could not parse, so
@@ -354,7 +384,17 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const hostErrors = new WeakMap<Request, BodyParserError>()
   let mountedOnApp = false
   let warnedHostParser = false
-  function readBodyOnce(req: Request, res: Response, next: NextFunction): void {
+  // One route handler (size check, body, verification) rather than three: each step Express
+  // dispatches costs about as much as a name prediction.
+  function verificationRoute(req: Request, res: Response, next: NextFunction): void {
+    if (Number(req.headers['content-length']) > config.bodyLimit) {
+      res.setHeader('Connection', 'close')
+      return sendDetail(res, 413, details.tooLarge)
+    }
+    const verify = (error?: unknown): void => {
+      if (error !== undefined) return next(error)
+      verificationHandler(req, res).catch(next)
+    }
     const hostError = hostErrors.get(req)
     if (hostError === undefined) {
       if (!mountedOnApp && !warnedHostParser && req.body !== undefined) {
@@ -366,15 +406,15 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       }
       // express.raw() leaves the bytes: read them as the text we would have read.
       if (Buffer.isBuffer(req.body)) req.body = req.body.toString('utf8')
-      return readBody(req, res, next)
+      return readBody(req, res, verify)
     }
     if (hostError.type === 'entity.parse.failed' && typeof hostError.body === 'string') {
       req.body = hostError.body
-      return next()
+      return verify()
     }
     next(hostError)
   }
-  router.post('/', ...limiters.handlers, declaredTooLarge, readBodyOnce, verificationHandler)
+  router.post('/', ...limiters.handlers, verificationRoute)
   router.all('/', function methodNotAllowed(_req, res) {
     res.set('Allow', 'POST')
     sendDetail(res, 405, details.methodNotAllowed)
@@ -382,7 +422,8 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   router.use(function notFound(_req, res) {
     sendDetail(res, 404, details.notFound)
   })
-  router.use(function verificationErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
+  router.use(verificationErrors)
+  function verificationErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(error)
     // Errors of the body reader (too large, bad encoding, corrupt compression, aborted) carry a 4xx status.
     const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown }
@@ -391,13 +432,28 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     if (typeof status === 'number' && status >= 400 && status < 500) return sendDetail(res, 400, details.badBody)
     logFailure('ERR_UV_VERIFIER', 'unexpected error', error)
     unavailable(res)
-  })
+  }
 
   // A sub-application rather than the bare router: Express tells an application where it was
   // mounted ('mount'), so we can add the error handler that must come after the host's parsers.
   const api = express()
   api.disable('x-powered-by')
   api.use(router)
+  // Under an Express app the request already has Express's request and response prototypes (the
+  // host's, whose settings a mounted app inherits anyway). Switching them to ours and back, as a
+  // sub-application does, costs about as much per request as a name prediction, and nothing here
+  // needs ours. Outside Express (a bare node:http server) the application sets them up as usual.
+  const application = api as unknown as { handle(req: Request, res: Response, next?: NextFunction): void }
+  const handleAsApplication = application.handle.bind(api)
+  // The API's own request (POST to where it is mounted, no rate limits to run first) goes straight
+  // to its handler: the router's matching and dispatch would cost as much again.
+  const direct = limiters.handlers.length === 0
+  application.handle = (req, res, next) => {
+    if (req.app === undefined || next === undefined) return handleAsApplication(req, res, next)
+    if (direct && req.method === 'POST' && (req.url === '/' || req.url.startsWith('/?')))
+      return verificationRoute(req, res, (error?: unknown) => verificationErrors(error, req, res, next))
+    router(req, res, next)
+  }
   api.on('mount', (parent: Application) => {
     mountedOnApp = true
     parent.use(api.mountpath, function hostBodyErrors(error: unknown, req: Request, res: Response, next: NextFunction) {

@@ -29,6 +29,13 @@ export class KeyCache {
    * entries are cached, and a cached entry that is no longer active at `now` (its grace ended)
    * is read again: a 401 is always decided on fresh records, so re-enabling shows at once too.
    */
+  /** The cached entry of an active key (see {@link KeyCache.lookup}), without a promise: most requests end here. */
+  cached(stores: Stores, hash: string, now: number = Date.now()): KeyEntry | undefined {
+    if (stores.quota.keysVersion === undefined) return undefined
+    const cached = this.#entries.get(hash)
+    return cached !== undefined && isKeyActive(cached.record, cached.account, now) ? cached : undefined
+  }
+
   async lookup(stores: Stores, hash: string, now: number = Date.now()): Promise<KeyEntry> {
     if (stores.quota.keysVersion === undefined) return { ...(await readKey(stores, hash)), version: undefined }
     const cached = this.#entries.get(hash)

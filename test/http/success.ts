@@ -99,6 +99,22 @@ t.test('quota headers on success', async (t) => {
   t.ok(reset.getTime() > Date.now())
 })
 
+t.test('answers are JSON with an exact length and no ETag (an API answer is never cached)', async (t) => {
+  const ok = await api.post({ model: 'user_verification', ...values }, { token: key })
+  const refused = await api.post({ model: 'user_verification', ...values }, { token: 'uv_not_a_key' })
+  const invalid = await api.post({ model: 'user_verification', email: 5 }, { token: key })
+  for (const [name, reply, status] of [
+    ['200', ok, 200],
+    ['401', refused, 401],
+    ['422', invalid, 422]
+  ] as const) {
+    t.equal(reply.status, status, name)
+    t.equal(reply.headers.get('etag'), null, `${name}: no ETag`)
+    t.equal(reply.headers.get('content-type'), 'application/json; charset=utf-8', `${name}: JSON`)
+    t.equal(Number(reply.headers.get('content-length')), Buffer.byteLength(JSON.stringify(reply.body)), `${name}: exact length`)
+  }
+})
+
 t.test('the same contract when the host app ran express.json() first', async (t) => {
   const host = await startApi({ ...verifiers, hostJson: true })
   t.teardown(() => host.close())
