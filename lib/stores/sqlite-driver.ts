@@ -95,27 +95,37 @@ function isMissing(error: unknown): boolean {
   return code === 'ERR_UNKNOWN_BUILTIN_MODULE' || code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND'
 }
 
-// SQLITE_BUSY (5), with its extended codes (BUSY_SNAPSHOT 517, BUSY_RECOVERY 261, BUSY_TIMEOUT 773).
+// SQLITE_BUSY (5), with its extended codes (BUSY_SNAPSHOT 517, BUSY_RECOVERY 261, BUSY_TIMEOUT 773):
+// node:sqlite reports it as `errcode`, sqlite3 as `errno` (primary code only).
 function isBusy(error: unknown): boolean {
-  const errcode = (error as { errcode?: unknown } | null)?.errcode
-  return typeof errcode === 'number' && (errcode & 0xff) === 5
+  const { errcode, errno, code } = (error ?? {}) as { errcode?: unknown; errno?: unknown; code?: unknown }
+  if (typeof errcode === 'number') return (errcode & 0xff) === 5
+  return errno === 5 || code === 'SQLITE_BUSY'
+}
+
+/**
+ * Runs `fn` again while it fails with SQLITE_BUSY, until `busyTimeout` has passed. SQLite answers
+ * BUSY at once, without its busy handler, where waiting could deadlock (a connection switching the
+ * file to WAL, or upgrading a read lock while another writes): a statement run on its own has then
+ * changed nothing, and running it again is safe.
+ */
+async function whileBusy<T>(fn: () => T | Promise<T>, busyTimeout: number): Promise<T> {
+  const deadline = Date.now() + busyTimeout
+  for (let wait = 1; ; wait = Math.min(wait * 2, 10)) {
+    try {
+      return await fn()
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Math.max(1, deadline - Date.now()))))
+  }
 }
 
 function openNodeSqlite(module: NodeSqliteModule, path: string, busyTimeout: number): SqliteDatabase {
   const db = new module.DatabaseSync(path, { timeout: 0 })
+  // Its own busy handler would block the event loop: BUSY comes back at once and is waited for here.
   // Preparing reads the schema, so it can find the file locked too (another process switching it to WAL).
-  const retry = async <T>(fn: () => T): Promise<T> => {
-    const deadline = Date.now() + busyTimeout
-    for (let wait = 1; ; wait = Math.min(wait * 2, 10)) {
-      try {
-        return fn()
-      } catch (error) {
-        // An autocommit statement that found the write lock taken has changed nothing: run it again.
-        if (!isBusy(error) || Date.now() >= deadline) throw error
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Math.max(1, deadline - Date.now()))))
-    }
-  }
+  const retry = <T>(fn: () => T): Promise<T> => whileBusy(fn, busyTimeout)
   return {
     driver: 'node:sqlite',
     all: async <T>(sql: string, params: readonly unknown[] = []) => retry(() => db.prepare(sql).all(...params) as T[]),
@@ -158,9 +168,15 @@ async function openSqlite3(module: Sqlite3Module, path: string, busyTimeout: num
     new Promise((resolve, reject) => statement.all([...params], (error, rows) => (error === null ? resolve(rows as T[]) : reject(error))))
   return {
     driver: 'sqlite3',
+    // Its busy handler waits for ordinary lock waits; the few BUSY answers it does not cover
+    // (two processes opening a new file together) are waited for here.
     all: async <T>(sql: string, params: readonly unknown[] = []) =>
-      new Promise<T[]>((resolve, reject) =>
-        db.all(sql, [...params], (error, rows) => (error === null ? resolve(rows as T[]) : reject(error)))
+      whileBusy(
+        () =>
+          new Promise<T[]>((resolve, reject) =>
+            db.all(sql, [...params], (error, rows) => (error === null ? resolve(rows as T[]) : reject(error)))
+          ),
+        busyTimeout
       ),
     prepare: async (sql) => {
       const statement = await new Promise<Sqlite3Statement>((resolve, reject) => {
