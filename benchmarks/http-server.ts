@@ -1,13 +1,14 @@
-// Child process of http.bench.ts: serves either a bare Express JSON echo or the full endpoint.
+// Child process of http.bench.ts: serves either a bare Express JSON echo or the full endpoint, as
+// built (dist/, what users run: `npm run build` first).
 import { mkdtempSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import express from 'express'
-import { issueKey, openStores, userVerification } from '../lib/index.js'
-import { createServerMetrics } from '../server/metrics.js'
+import { issueKey, openStores, userVerification } from '../dist/lib/index.js'
+import { createServerMetrics } from '../dist/server/metrics.js'
 import { startDnsServer } from '../test/fixtures/dns-server.js'
-import { testZone } from '../test/fixtures/test-verifiers.js'
+import { benchZone } from './http-traffic.js'
 
 const mode = process.argv[2]
 const app = express()
@@ -17,7 +18,7 @@ if (mode === 'echo') {
     res.json(req.body)
   })
 } else {
-  const dns = await startDnsServer(structuredClone(testZone))
+  const dns = await startDnsServer(benchZone())
   const store = process.env.BENCH_STORE ?? `sqlite://${join(mkdtempSync(join(tmpdir(), 'uv-bench-')), 'bench.sqlite')}`
   const stores = await openStores(store)
   // A plan large enough that the run measures verification, not 402s.
