@@ -130,10 +130,12 @@ export function nameVerifierFromModel(file: unknown, where = 'model', options: N
     }
     return best
   }
-  const judge = (p: Prepared): { prob: number; reason: NameJunkReason | null; rule: boolean } => {
+  // `ranked`: whether a rule's rejection needs its probability too. `predict` reports the rule's
+  // fixed confidence, so it skips the network there: the longest junk (phrases) costs most to score.
+  const judge = (p: Prepared, ranked: boolean): { prob: number; reason: NameJunkReason | null; rule: boolean } => {
     const rule = ruleReason(p.text, p.length, lexicon)
     // A rule's rejection keeps the network's order below 0.01, so rankings (ROC AUC) still see the network's view.
-    if (rule !== null) return { prob: RULE_SCALE * score(p), reason: rule, rule: true }
+    if (rule !== null) return { prob: ranked ? RULE_SCALE * score(p) : 0, reason: rule, rule: true }
     let prob = scoreWithReading(p)
     // A multi-word name that the network doubts as a whole is a name when each of its (at most 4) words is, particles
     // and initials aside, and none is a junk word.
@@ -157,11 +159,11 @@ export function nameVerifierFromModel(file: unknown, where = 'model', options: N
       return networkScore(prepare(typeof value === 'string' ? value : String(value)))
     },
     probability(value: string): number {
-      return judge(prepare(typeof value === 'string' ? value : String(value))).prob
+      return judge(prepare(typeof value === 'string' ? value : String(value)), true).prob
     },
     predict(value: string): NamePrediction {
       const p = prepare(typeof value === 'string' ? value : String(value))
-      const { prob, reason, rule } = judge(p)
+      const { prob, reason, rule } = judge(p, false)
       const real = reason === null
       const conf = rule ? RULE_CONFIDENCE : real ? prob : 1 - prob
       return {
