@@ -80,6 +80,8 @@ const SHARED_PLATFORMS = [
 const SHARED = new Set(SHARED_PLATFORMS)
 // An MX answer can carry many hosts; real services use a handful. Bounds the work per answer.
 const MAX_HOSTS_PER_ANSWER = 10
+// Distinct domains counted per host, for and against it: enough to outweigh a poisoner's few.
+const MAX_DOMAINS_PER_HOST = 32
 
 /** Options of {@link DisposableMx}. */
 export interface DisposableMxOptions {
@@ -103,21 +105,45 @@ interface HostFacts {
   listed: boolean
 }
 
+function addCapped<T>(set: Set<T>, value: T): void {
+  if (set.size < MAX_DOMAINS_PER_HOST) set.add(value)
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 units: a compact stand-in for a domain in a count. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return hash >>> 0
+}
+
 function normaliseHost(host: string): string {
   return host.toLowerCase().replace(/\.$/, '')
 }
 
 /**
  * Knows mail hosts of disposable services. A host counts as disposable when it was seeded,
- * learned (the MX of listed domains from at least `minEvidence` distinct registrable domains),
- * or lies inside a listed disposable domain (`mx.mailinator.com`); never when it belongs to a
- * shared mail platform or to an allow-listed domain.
+ * learned (the MX of listed domains from at least `minEvidence` distinct registrable domains,
+ * and of more of them than the unlisted domains seen using it), or lies inside a listed
+ * disposable domain (`mx.mailinator.com`); never when it belongs to a shared mail platform or to
+ * an allow-listed domain.
+ *
+ * The unlisted domains are the counterweight to poisoning: anyone can re-register a few expired
+ * listed throwaway domains and point their MX at a small company's mail host. Each customer of
+ * that host the verifier then sees counts against the host before its own answer is decided, so
+ * `n` listed domains can flag at most `n - 1` distinct customers, and only until more customers
+ * than that have been seen (attacker finding F6: before, two listed domains flagged every
+ * customer for good). A disposable service's own new domains still count as disposable for as
+ * long as its listed domains seen outnumber them.
  */
 export class DisposableMx {
   readonly #minEvidence: number
   readonly #seeded = new Set<string>()
-  readonly #known: LRUCache<string, true>
+  /** Learned hosts, with the listed registrable domains seen pointing at them. */
+  readonly #known: LRUCache<string, Set<string>>
+  /** Candidate hosts, with the listed registrable domains seen pointing at them so far. */
   readonly #evidence: LRUCache<string, Set<string>>
+  /** Unlisted registrable domains seen using a host (32-bit hashes: only their number matters). */
+  readonly #served: LRUCache<string, Set<number>>
   readonly #isListed: (domain: string) => boolean
   readonly #isAllowed: (domain: string) => boolean
   readonly #hostFacts = new LRUCache<string, HostFacts>({ max: 10_000 })
@@ -126,6 +152,7 @@ export class DisposableMx {
     this.#minEvidence = Math.max(2, options.minEvidence ?? 2)
     this.#evidence = new LRUCache({ max: options.maxCandidates ?? 5000 })
     this.#known = new LRUCache({ max: options.maxLearned ?? 10000 })
+    this.#served = new LRUCache({ max: 10_000 })
     this.#isListed = options.isListed ?? (() => false)
     this.#isAllowed = options.isAllowed ?? (() => false)
     for (const host of options.seed ?? []) this.#seeded.add(normaliseHost(host))
@@ -171,9 +198,14 @@ export class DisposableMx {
     const registrable = domain
     for (const raw of mxHosts.slice(0, MAX_HOSTS_PER_ANSWER)) {
       const host = normaliseHost(raw)
-      if (host === '' || host.length > 253 || this.#seeded.has(host) || this.#known.has(host) || this.isShared(host)) continue
+      if (host === '' || host.length > 253 || this.#seeded.has(host) || this.isShared(host)) continue
       // A host inside the very domain that names it proves nothing about other domains.
       if (host === domain || host.endsWith(`.${domain}`)) continue
+      const learned = this.#known.get(host)
+      if (learned !== undefined) {
+        addCapped(learned, registrable)
+        continue
+      }
       let seen = this.#evidence.get(host)
       if (seen === undefined) {
         seen = new Set()
@@ -181,7 +213,7 @@ export class DisposableMx {
       }
       seen.add(registrable)
       if (seen.size >= this.#minEvidence) {
-        this.#known.set(host, true)
+        this.#known.set(host, seen)
         this.#evidence.delete(host)
       }
     }
@@ -193,16 +225,35 @@ export class DisposableMx {
     const facts = this.#listsSay(h)
     if (facts.shared) return false
     // A host inside a listed domain (mx.mailinator.com, or mailinator.com itself) is that service's.
-    return this.#seeded.has(h) || this.#known.has(h) || facts.listed
+    if (this.#seeded.has(h) || facts.listed) return true
+    const listed = this.#known.get(h)
+    return listed !== undefined && (this.#served.get(h)?.size ?? 0) < listed.size
   }
 
   /**
    * `true` when the MX set of an unlisted domain marks it disposable: at least one host is a
-   * known disposable host and none belongs to a shared platform.
+   * known disposable host and none belongs to a shared platform. `domain`, the unlisted domain
+   * itself, is first counted against the learned or candidate hosts it uses (see the class).
    */
-  isDisposableMxSet(mxHosts: string[]): boolean {
+  isDisposableMxSet(mxHosts: string[], domain?: string): boolean {
     if (mxHosts.length === 0) return false
     if (mxHosts.some((h) => this.isShared(h))) return false
+    if (domain !== undefined) this.#countServed(domain, mxHosts)
     return mxHosts.some((h) => this.isDisposableHost(h))
+  }
+
+  // Every host is counted, not only candidates: a customer seen before the attack must count too.
+  #countServed(domain: string, mxHosts: string[]): void {
+    const name = normaliseHost(domain)
+    const registrable = fnv1a(getDomain(name, { allowPrivateDomains: true }) ?? name)
+    for (const raw of mxHosts.slice(0, MAX_HOSTS_PER_ANSWER)) {
+      const host = normaliseHost(raw)
+      let served = this.#served.get(host)
+      if (served === undefined) {
+        served = new Set()
+        this.#served.set(host, served)
+      }
+      addCapped(served, registrable)
+    }
   }
 }

@@ -144,7 +144,7 @@ export function emailVerifierFrom(options: ResolvedEmailOptions): EmailVerifier 
         // Only a domain listed in its own name teaches (never one listed through a parent).
         if (isDisposable) {
           if (listedAs === ascii) mx.observe(ascii, outcome.mx)
-        } else if (!allowed && mx.isDisposableMxSet(outcome.mx)) isDisposable = true
+        } else if (!allowed && mx.isDisposableMxSet(outcome.mx, ascii)) isDisposable = true
       }
     }
     // A dotless typo (gmailcom) fails syntax but may still get a suggestion, within the same bound.

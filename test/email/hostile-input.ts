@@ -136,6 +136,47 @@ t.test('item 3: subdomains under a listed dynamic-DNS parent cannot plant a comp
   t.match(await v.verify('a@allowed-corp.com'), { disposable: false }, 'a learned host never overrides the allow-list')
 })
 
+t.test('F6: re-registered listed throwaways cannot make a small mail host disposable for its customers', async (t) => {
+  const zone: Zone = {
+    // The attacker re-registers two expired throwaway domains that are still on the lists and
+    // points their MX at a small hosting company's mail server.
+    '10minutemail.com': { mx: [{ priority: 10, exchange: 'mx.smallhost-victim.net' }] },
+    'guerrillamail.com': { mx: [{ priority: 10, exchange: 'mx.smallhost-victim.net' }] },
+    'bakery-customer.com': { mx: [{ priority: 10, exchange: 'mx.smallhost-victim.net' }] },
+    'lawyer-customer.com': { mx: [{ priority: 10, exchange: 'mx.smallhost-victim.net' }] },
+    'dentist-customer.com': { mx: [{ priority: 10, exchange: 'mx.smallhost-victim.net' }] }
+  }
+  const dns = await startDnsServer(zone)
+  t.teardown(() => dns.close())
+  const v = createEmailVerifier({ dnsServers: [dns.server], dnsTimeout: 500 })
+  t.teardown(() => v.close())
+  // Customers seen before the attack count against the host from the start: as many as the
+  // attacker's listed domains are enough.
+  t.match(await v.verify('owner@bakery-customer.com'), { disposable: false, dnsCheck: 'Pass' })
+  t.match(await v.verify('owner@lawyer-customer.com'), { disposable: false, dnsCheck: 'Pass' })
+  await v.verify('x@10minutemail.com')
+  await v.verify('x@guerrillamail.com')
+  for (const d of ['bakery-customer.com', 'lawyer-customer.com', 'dentist-customer.com']) {
+    t.match(await v.verify(`owner@${d}`), { disposable: false }, `${d}: not disposable after the two listed domains`)
+    t.match(await v.verify(`other@${d}`), { disposable: false }, `${d}: nor on a later request`)
+  }
+
+  // The bound without an earlier customer: n listed domains flag at most n - 1 distinct customers,
+  // and only until more customers than that were seen.
+  const mx = new DisposableMx()
+  mx.observe('temp-one.com', ['mx.small.net'])
+  mx.observe('temp-two.com', ['mx.small.net'])
+  mx.observe('temp-three.com', ['mx.small.net'])
+  t.ok(mx.isDisposableMxSet(['mx.small.net'], 'first.com'), '3 listed vs 1 unlisted: disposable')
+  t.ok(mx.isDisposableMxSet(['mx.small.net'], 'second.com'), '3 listed vs 2 unlisted: disposable')
+  t.notOk(mx.isDisposableMxSet(['mx.small.net'], 'third.com'), '3 listed vs 3 unlisted: not')
+  t.notOk(mx.isDisposableMxSet(['mx.small.net'], 'first.com'), 'and not for the earlier ones any more')
+  t.notOk(mx.isDisposableMxSet(['mx.small.net'], 'sub.first.com'), 'a subdomain counts as its registrable domain')
+  mx.observe('temp-four.com', ['mx.small.net'])
+  t.ok(mx.isDisposableHost('mx.small.net'), 'listed domains seen later weigh in again (4 listed vs 3 unlisted)')
+  t.notOk(mx.isDisposableMxSet(['mx.small.net'], 'fourth.com'), 'until the next customer (4 vs 4)')
+})
+
 t.test('item 3: the learned table is bounded and evicts; shared and oversized hosts never teach', async (t) => {
   const mx = new DisposableMx({ maxLearned: 3, maxCandidates: 5 })
   for (let i = 0; i < 50; i++) {
