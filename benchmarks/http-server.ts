@@ -5,10 +5,16 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import express from 'express'
-import { issueKey, openStores, userVerification } from '../dist/lib/index.js'
-import { createServerMetrics } from '../dist/server/metrics.js'
 import { startDnsServer } from '../test/fixtures/dns-server.js'
 import { benchZone } from './http-traffic.js'
+
+// The build, typed by the sources (the type check runs before the build).
+const { issueKey, openStores, userVerification }: typeof import('../lib/index.js') = await import(
+  new URL('../dist/lib/index.js', import.meta.url).href
+)
+const { createServerMetrics }: typeof import('../server/metrics.js') = await import(
+  new URL('../dist/server/metrics.js', import.meta.url).href
+)
 
 const mode = process.argv[2]
 const app = express()
