@@ -18,7 +18,7 @@ export { loadNameModel } from './names/verifier.js'
 // Accounts, keys, plans and stores, for the CLI, the dashboard and apps that manage keys themselves.
 export { issueKey, addKey, createAccount, rotateKey, isKeyActive, generateKey, hashKey } from './quota/api-keys.js'
 export type { IssuedKey, NewAccount } from './quota/api-keys.js'
-export { defaultPlans, periodOf } from './quota/plans.js'
+export { defaultPlans, periodOf, planTable } from './quota/plans.js'
 export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'
 // Rate-limit counters that live where the API's do (Redis when the store is Redis), for the dashboard's routes.

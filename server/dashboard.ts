@@ -5,6 +5,7 @@ import express, { type Request, type Response } from 'express'
 import {
   createVerifier,
   defaultPlans,
+  planTable,
   periodOf,
   type Logger,
   type UserVerificationMiddleware,
@@ -116,7 +117,7 @@ function upgradeOffer(upgrade: string | undefined): { text: string; url: string 
  * a name: actions go to the audit log by id.
  */
 export function createDashboard(middleware: UserVerificationMiddleware, options: DashboardOptions = {}): DashboardRouter {
-  const plans = options.plans ?? defaultPlans
+  const plans = planTable(options.plans ?? defaultPlans)
   const now = options.now ?? Date.now
   const logger = options.logger ?? console
   const audit: AuditLog =

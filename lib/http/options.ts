@@ -1,7 +1,7 @@
 // The middleware's public options, their defaults, and the checks that run once at construction.
 import { resolveEmailOptions, type EmailVerifierOptions, type ResolvedEmailOptions } from '../email/verifier.js'
 import { optionError, warnOnce } from '../errors.js'
-import { defaultPlans } from '../quota/plans.js'
+import { defaultPlans, planTable } from '../quota/plans.js'
 import { resolveRateLimit, type RateLimitOptions } from './rate-limit.js'
 import { resolveDnsOptions, type ResolvedDnsOptions } from '../email/dns-check.js'
 import type { EmailVerifier, Logger, NameVerifier, Stores } from '../types.js'
@@ -127,6 +127,7 @@ export function resolveOptions(input: Readonly<Partial<Options>> | undefined): C
     throw optionError('type', 'plans', 'an object of plan name to units per month', config.plans)
   }
   for (const [plan, units] of Object.entries(config.plans)) wholeNumber(`plans.${plan}`, units, 0)
+  config.plans = planTable(config.plans)
   wholeNumber('bodyLimit', config.bodyLimit, 64)
   wholeNumber('retryAfter', config.retryAfter, 0)
   wholeNumber('maxInFlight', config.maxInFlight, 0)

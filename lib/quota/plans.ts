@@ -3,6 +3,15 @@
 /** Units per calendar month (UTC) of each plan, as sold. */
 export const defaultPlans: Readonly<Record<string, number>> = Object.freeze({ free: 25, basic: 30000, pro: 65000 })
 
+/**
+ * The plans as a lookup that only holds them: a null-prototype, frozen copy, so an account whose
+ * plan is named `constructor`, `toString` or `__proto__` finds no limit (an unknown plan: limit
+ * 0, 402) rather than a function of Object.prototype (attacker finding F2).
+ */
+export function planTable(plans: Readonly<Record<string, number>>): Readonly<Record<string, number>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, number>, plans))
+}
+
 /** A quota period: its id (`YYYY-MM`) and when it ends, in ms since the epoch. */
 export interface Period {
   id: string

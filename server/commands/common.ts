@@ -1,7 +1,7 @@
 // What every command group shares: option parsers that speak the product's words, the store and plans options, exit codes.
 import { existsSync } from 'node:fs'
 import { InvalidArgumentError, Option } from 'commander'
-import { defaultPlans } from '../../lib/quota/plans.js'
+import { defaultPlans, planTable } from '../../lib/quota/plans.js'
 import type { Stores } from '../../lib/types.js'
 import type { CommandContext, CommandOutput } from '../account-commands.js'
 
@@ -31,7 +31,7 @@ export function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER
 
 /** Parses `free=25,basic=30000,pro=65000`: plan names and their units per calendar month (UTC). */
 export function parsePlans(text: string): Record<string, number> {
-  const plans: Record<string, number> = {}
+  const plans: Record<string, number> = Object.create(null)
   const fail = (why: string) => {
     throw new InvalidArgumentError(`--plans must be name=units pairs separated by commas, such as free=25,basic=30000,pro=65000: ${why}`)
   }
@@ -124,7 +124,7 @@ export async function runWithStores(
 ): Promise<void> {
   const stores = await openCommandStores(options, creates)
   try {
-    const output = await work({ stores, plans: options.plans, now: Date.now }, await import('../account-commands.js'))
+    const output = await work({ stores, plans: planTable(options.plans), now: Date.now }, await import('../account-commands.js'))
     process.stdout.write(options.json ? `${JSON.stringify(output.json)}\n` : output.text.map((line) => `${line}\n`).join(''))
   } finally {
     await stores.close()

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { startApi, memoryStores } from '../fixtures/create-api.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
-import { periodOf } from '../../lib/quota/plans.js'
+import { periodOf, planTable } from '../../lib/quota/plans.js'
 
 const verifiers = await testVerifiers(t)
 let clock = Date.UTC(2026, 10, 30, 23, 59, 0)
@@ -67,6 +67,19 @@ t.test('plans are configurable; an unknown plan gets 402 and a coded warning', a
   const stray = await custom.key('free')
   t.equal((await custom.post(one, { token: stray.key })).status, 402)
   t.ok(custom.logger.lines.some((line) => line.includes('WRN_UV_UNKNOWN_PLAN')))
+})
+
+t.test('F2: a plan named after an Object.prototype member is an unknown plan (402), never a 503', async (t) => {
+  for (const plan of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
+    const stray = await api.key(plan)
+    const reply = await api.post(one, { token: stray.key })
+    t.equal(reply.status, 402, `plan "${plan}": 402`)
+  }
+  t.notOk(
+    api.logger.lines.some((line) => line.includes('ERR_UV_STORE')),
+    'no store error logged'
+  )
+  t.equal(planTable({ free: 25 }).constructor, undefined, 'the resolved plans hold nothing but the plans')
 })
 
 t.test('concurrent requests on one key never pass the limit; usage equals the sum granted', async (t) => {

@@ -55,11 +55,29 @@ t.test('conventions: --version, per-command --help with defaults, suggestions, r
   const envPort = await runCli(['serve'], { PORT: 'eighty' })
   t.equal(envPort.code, 2)
   t.match(envPort.stderr, /--port must be an integer from 0 to 65535, got "eighty" \(from PORT\)/)
-  for (const plans of ['free', 'free=25,free=30', 'free=-1', 'free=25,,pro=3', 'free=1.5']) {
+  for (const plans of ['free', 'free=25,free=30', 'free=-1', 'free=25,,pro=3', 'free=1.5', '__proto__=5']) {
     const bad = await runCli(['serve', '--plans', plans])
     t.equal(bad.code, 2, plans)
     t.match(bad.stderr, /--plans must be name=units pairs/, plans)
   }
+  // F2: a plan may be called "constructor" (it was refused as "given twice"); an account on an
+  // unconfigured plan named after an Object.prototype member is refused like any unknown plan.
+  const constructorPlan = await runCli([
+    'accounts',
+    'create',
+    '--store',
+    'memory://',
+    '--plans',
+    'constructor=5',
+    '--plan',
+    'constructor',
+    '--name',
+    'C'
+  ])
+  t.equal(constructorPlan.code, 0, constructorPlan.stderr)
+  const protoPlan = await runCli(['accounts', 'create', '--store', 'memory://', '--plan', 'toString', '--name', 'T'])
+  t.equal(protoPlan.code, 1)
+  t.match(protoPlan.stderr, /unknown plan "toString"/)
   const envPlans = await runCli(['keys', 'list', '--store', 'memory://'], { UV_PLANS: 'gold' })
   t.equal(envPlans.code, 2)
   t.match(envPlans.stderr, /--plans must be name=units[\s\S]*\(from UV_PLANS\)/)

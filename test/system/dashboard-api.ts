@@ -92,6 +92,21 @@ t.test('admin token: bearer only, compared in constant time, 401 otherwise; neve
     body: { plan: 'platinum' }
   })
   t.equal(badPlan.status, 400)
+  // F2: names of Object.prototype members are no plans.
+  for (const plan of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    const patched = await request(app.url, `/dashboard/api/admin/accounts/${created.body.account.id}`, {
+      method: 'PATCH',
+      headers: admin,
+      body: { plan }
+    })
+    t.equal(patched.status, 400, `PATCH plan "${plan}": 400`)
+    const made = await request(app.url, '/dashboard/api/admin/accounts', {
+      method: 'POST',
+      headers: admin,
+      body: { name: 'Proto', email: `proto-${plan}@example.org`, plan }
+    })
+    t.equal(made.status, 400, `POST plan "${plan}": 400`)
+  }
   t.equal((await request(app.url, '/dashboard/api/admin/accounts/acct_000000000000', { headers: admin })).status, 404)
   t.equal(
     (await request(app.url, '/dashboard/api/admin/accounts', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' } }))
@@ -132,6 +147,7 @@ t.test(
     t.teardown(() => middleware.close())
     t.throws(() => createDashboard(middleware, { adminToken: 'too-short' }), RangeError)
     t.throws(() => createDashboard(middleware, { signup: true, signupPlan: 'gold' }), /sign-up plan "gold"/)
+    t.throws(() => createDashboard(middleware, { signup: true, signupPlan: 'constructor' }), /sign-up plan "constructor"/)
   }
 )
 
