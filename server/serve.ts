@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { issueKey, openStores, userVerification, type EmailVerifierOptions, type IssuedKey, type Stores } from '../lib/index.js'
 import { apiPath, createApp } from './app.js'
+import { answerConnect, answerOnSocket, capConnectionsPerAddress, defaultPerAddress } from './connections.js'
 import { loadAdminToken } from './dashboard.js'
 import { createJsonLogger } from './logger.js'
 import { createServerMetrics, serveClusterMetrics } from './metrics.js'
@@ -37,6 +38,8 @@ export interface ServeSettings extends EmailVerifierOptions {
   upgrade?: string | undefined
   /** Open connections per process above which new ones are dropped; `undefined` derives it from the descriptor limit. */
   maxConnections?: number | undefined
+  /** Open connections per client address (IPv6 by /56) above which its new ones are closed; 0 = no cap. Defaults to a quarter of `maxConnections`. */
+  maxConnectionsPerAddress?: number | undefined
   /** Serve `/metrics` on this port (on `metricsHost`, default `host`) instead of the API port. */
   metricsPort?: number | undefined
   metricsHost?: string | undefined
@@ -116,6 +119,7 @@ export async function serve(settings: ServeSettings): Promise<void> {
     signup,
     upgrade,
     maxConnections,
+    maxConnectionsPerAddress,
     metricsPort,
     metricsHost,
     ...options
@@ -177,11 +181,13 @@ export async function serve(settings: ServeSettings): Promise<void> {
     }
   )
   server.on('clientError', answerClientError)
+  answerConnect(server)
   // Any Expect but 100-continue: Node would answer an empty 417.
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => answerJson(res, 417))
   // Past the cap, new connections are closed at once (before any descriptor of theirs is kept),
   // so idle sockets cannot take the process to EMFILE; the headers timeout frees the held ones.
   server.maxConnections = maxConnections ?? defaultMaxConnections()
+  capConnectionsPerAddress(server, maxConnectionsPerAddress ?? defaultPerAddress(server.maxConnections), logger)
   let dropsLogged = 0
   server.on('drop', () => {
     const now = Date.now()
@@ -237,26 +243,11 @@ function answerJson(res: ServerResponse, status: number): void {
   res.end(body)
 }
 
-/** How long a refused client has to read its answer before its socket is destroyed, in ms. */
-const lingerMs = 1000
-
 /** Answers what Node's HTTP parser refused (bad framing, huge headers, timeouts) in the API's JSON shape. */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // As Node's default does: answer only on a socket nothing was written to yet.
   if (error.code === 'ECONNRESET' || !socket.writable || ((socket as Partial<Socket>).bytesWritten ?? 0) > 0) return void socket.destroy()
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
-  const body = JSON.stringify({ detail: STATUS_CODES[status] })
-  // end() alone only half-closes: a client that never closes its side (a silent socket past the
-  // headers timeout) would keep the descriptor forever. Destroy once the answer is out, or soon.
-  const timer = setTimeout(() => socket.destroy(), lingerMs)
-  timer.unref()
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    () => {
-      clearTimeout(timer)
-      socket.destroy()
-    }
-  )
+  answerOnSocket(socket, error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400)
 }
 
 function formatHost(address: string): string {

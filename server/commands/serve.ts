@@ -18,6 +18,7 @@ interface ServeOptions extends DnsFlags {
   headersTimeout: number
   requestTimeout: number
   maxConnections?: number
+  maxConnectionsPerAddress?: number
   rateLimitKey?: number
   rateLimitIp?: number
   metricsPort?: number
@@ -79,6 +80,12 @@ export function registerServe(program: Command): void {
       ).argParser(integer('max-connections', 1))
     )
     .addOption(
+      new Option(
+        '--max-connections-per-address <n>',
+        'open connections per client address (IPv6 by /56) above which its new ones are closed; 0 = no cap, e.g. behind a proxy (default: a quarter of --max-connections)'
+      ).argParser(integer('max-connections-per-address', 0))
+    )
+    .addOption(
       new Option('--rate-limit-key <n>', 'requests per second per API key; 429 above it; 0 = off (default: off)').argParser(
         integer('rate-limit-key', 0)
       )
@@ -123,6 +130,7 @@ export function registerServe(program: Command): void {
         headersTimeout: o.headersTimeout,
         requestTimeout: o.requestTimeout,
         maxConnections: o.maxConnections,
+        maxConnectionsPerAddress: o.maxConnectionsPerAddress,
         rateLimit: { perKey: o.rateLimitKey, perIp: o.rateLimitIp },
         metricsPort: o.metricsPort,
         metricsHost: o.metricsHost,

@@ -32,6 +32,9 @@ const server = await startServe([
   '--request-timeout',
   '3000',
   '--max-connections',
+  String(maxConnections),
+  // The global cap is tested from one address here; the per-address cap in connections-per-address.ts.
+  '--max-connections-per-address',
   String(maxConnections)
 ])
 t.teardown(() => server.stop('SIGKILL'))
@@ -172,7 +175,9 @@ t.test(
       // llhttp reads this as HTTP/0.9: it reaches the API, which answers its own 422.
       ['a request line without a version', Buffer.from('POST /api/v1\r\nHost: x\r\n\r\n'), 422],
       ['a space in the target', Buffer.from('GET /a b HTTP/1.1\r\nHost: x\r\n\r\n'), 400],
-      ['/dashboard/', buildRequest('GET', '/dashboard/', [['Host', 'x']]), 301]
+      ['/dashboard/', buildRequest('GET', '/dashboard/', [['Host', 'x']]), 301],
+      // F3: Node hands CONNECT to a 'connect' listener, or closes the socket without a byte.
+      ['CONNECT', Buffer.from('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 405]
     ]
     for (const [name, bytes, status] of cases) {
       const response = await rawRequest(target, bytes, 3000, true)

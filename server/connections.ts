@@ -1,0 +1,82 @@
+// Connection-level guards of `serve`: a cap on open connections per client address, and a JSON
+// answer to CONNECT (which Node hands to a 'connect' listener, or else closes without a byte).
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { ipKeyGenerator } from 'express-rate-limit'
+import type { Logger } from '../lib/index.js'
+
+/** How long a refused client has to read its answer before its socket is destroyed, in ms. */
+const lingerMs = 1000
+
+/** The default per-address cap: a quarter of the process's cap, so one client leaves room for others. */
+export function defaultPerAddress(maxConnections: number): number {
+  return Math.max(1, Math.floor(maxConnections / 4))
+}
+
+/**
+ * Closes, at once, a new connection from an address (IPv6 grouped by /56, as the rate limits
+ * are) that already holds `max` open connections: without it one client could take the whole
+ * `--max-connections` cap and lock every other client out. `0` turns it off (a proxy in front
+ * makes every client one address). Logged once per 10 s, without the address.
+ */
+export function capConnectionsPerAddress(server: Server, max: number, logger: Logger): void {
+  if (max <= 0) return
+  const open = new Map<string, number>()
+  let loggedAt = 0
+  let refused = 0
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress
+    // Gone already (reset before we saw it): nothing to count.
+    if (address === undefined) return void socket.destroy()
+    const group = ipKeyGenerator(address, 56)
+    const count = open.get(group) ?? 0
+    if (count >= max) {
+      socket.destroy()
+      refused++
+      const now = Date.now()
+      if (now - loggedAt >= 10_000) {
+        loggedAt = now
+        logger.warn('connection cap per client address reached; its new connections are closed', {
+          code: 'WRN_UV_CONNECTIONS_PER_ADDRESS',
+          maxPerAddress: max,
+          refused
+        })
+        refused = 0
+      }
+      return
+    }
+    open.set(group, count + 1)
+    socket.once('close', () => {
+      const left = (open.get(group) ?? 1) - 1
+      if (left <= 0) open.delete(group)
+      else open.set(group, left)
+    })
+  })
+}
+
+/** Writes a whole HTTP/1.1 answer `{ detail }` on a raw socket, then destroys it (soon, if the client does not read). */
+export function answerOnSocket(socket: Duplex, status: number, extra: Record<string, string> = {}): void {
+  const body = JSON.stringify({ detail: STATUS_CODES[status] })
+  // end() alone only half-closes: a client that never closes its side (a silent socket past the
+  // headers timeout) would keep the descriptor forever. Destroy once the answer is out, or soon.
+  const timer = setTimeout(() => socket.destroy(), lingerMs)
+  timer.unref()
+  const headers = Object.entries({
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+    ...extra
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers}\r\n${body}`, () => {
+    clearTimeout(timer)
+    socket.destroy()
+  })
+}
+
+/** CONNECT (a proxy tunnel) is no method of this API: 405 in JSON instead of a silent close. */
+export function answerConnect(server: Server): void {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerOnSocket(socket, 405, { Allow: 'POST' }))
+}
