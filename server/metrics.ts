@@ -54,14 +54,14 @@ export function createServerMetrics(middleware: { metrics(): MiddlewareMetrics }
     registers: [registry]
   })
   // The middleware counts on plain numbers (cheap on the request path); the counters catch up at each scrape.
-  let seen: MiddlewareMetrics = { responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
+  let seen: MiddlewareMetrics = { responses: {}, aborted: 0, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
   let latest = seen
   const refresh = () => {
     latest = middleware.metrics()
   }
   const responses = new Counter({
     name: 'uv_responses_total',
-    help: 'Responses of the verification endpoint, by HTTP status (402 over plan, 429 rate limited, 503 unavailable or shedding).',
+    help: 'Responses of the verification endpoint written in full, by HTTP status (402 over plan, 429 rate limited, 503 unavailable or shedding).',
     labelNames: ['status'],
     registers: [registry],
     collect() {
@@ -82,6 +82,14 @@ export function createServerMetrics(middleware: { metrics(): MiddlewareMetrics }
     }
   })
   new Counter({
+    name: 'uv_requests_aborted_total',
+    help: 'Verification requests whose client left before the answer was written in full (their units, if any, given back).',
+    registers: [registry],
+    collect() {
+      if (latest.aborted > seen.aborted) this.inc(latest.aborted - seen.aborted)
+    }
+  })
+  new Counter({
     name: 'uv_units_consumed_total',
     help: 'Quota units granted.',
     registers: [registry],
@@ -91,7 +99,7 @@ export function createServerMetrics(middleware: { metrics(): MiddlewareMetrics }
   })
   new Counter({
     name: 'uv_units_refunded_total',
-    help: 'Quota units given back after a failed verification.',
+    help: 'Quota units given back because the client left before its 200 was written in full.',
     registers: [registry],
     collect() {
       if (latest.unitsRefunded > seen.unitsRefunded) this.inc(latest.unitsRefunded - seen.unitsRefunded)

@@ -27,8 +27,10 @@ export const usageRetention = 400 * 24 * 3600 * 1000
 
 /** Counters the standalone server exposes on `/metrics`. */
 export interface MiddlewareMetrics {
-  /** Responses sent, by HTTP status. */
+  /** Responses sent in full, by HTTP status. */
   responses: Record<number, number>
+  /** Requests whose client left before its answer was written in full (not in `responses`; a 200's units are given back). */
+  aborted: number
   /** Requests in progress now. */
   inFlight: number
   /** Units granted since start. */
@@ -134,7 +136,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const verifier = createVerifier({ emailVerifier, nameVerifier: config.nameVerifier })
   if (verifier.nameModelError) logger.error(verifier.nameModelError.message, { code: 'ERR_UV_MODEL_LOAD' })
 
-  const metrics: MiddlewareMetrics = { responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
+  const metrics: MiddlewareMetrics = { responses: {}, aborted: 0, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }
   const stores = storeOpener(config)
   const loopDelay = config.maxEventLoopDelay > 0 ? eventLoopWatch() : undefined
   const compensation = new QuotaCompensation({ logger })
@@ -319,11 +321,13 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     let clientLeft = false
     let charged: { open: Stores; charged: Charged; fields: PresentFields; period: Period; time: number } | undefined
     res.once('close', () => {
+      metrics.inFlight--
       if (!res.writableFinished) {
         clientLeft = true
+        metrics.aborted++
         if (charged !== undefined) giveBack(charged.open, charged.charged, charged.fields, charged.period, charged.time)
+        return
       }
-      metrics.inFlight--
       metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
     })
     const checked = validateRequest(req.headers['x-api-token'] as string | undefined, req.body, req.headers['content-type'])

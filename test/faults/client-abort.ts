@@ -43,6 +43,8 @@ t.test('12 clients leave while their slow DNS check runs: no answer, no unit cha
   const served = await api.post(body, { token: key })
   t.equal(served.status, 200, 'an honest client gets its answer (from the warm cache)')
   t.equal(await api.stores.quota.get(id, period()), 2, 'and pays exactly its 2 units')
+  // F7: a client that left is no 200 in the metrics.
+  t.match(api.middleware.metrics(), { responses: { 200: 1 }, aborted: 12 }, 'one 200 counted, 12 aborted')
 })
 
 t.test('a client that leaves while its units are being consumed gets them back', async (t) => {
@@ -71,9 +73,11 @@ t.test('a client that leaves while its units are being consumed gets them back',
   t.equal(status, 0, 'the client left during the consume')
   await new Promise((resolve) => setTimeout(resolve, 400))
   t.equal(await api.stores.quota.get(id, period()), 0, 'the 2 units consumed for it were given back')
-  t.match(api.middleware.metrics(), { unitsConsumed: 2, unitsRefunded: 2 })
+  t.match(api.middleware.metrics(), { unitsConsumed: 2, unitsRefunded: 2, aborted: 1 })
+  t.equal(api.middleware.metrics().responses[200], undefined, 'the refunded request is not counted as a 200')
   slow = false
   t.equal((await api.post({ model: 'user_verification', firstname: 'Jane' }, { token: key })).status, 200)
+  t.equal(api.middleware.metrics().responses[200], 1)
   t.equal(await api.stores.quota.get(id, period()), 1, 'a client that stays pays')
 })
 

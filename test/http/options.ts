@@ -13,7 +13,7 @@ t.test('{}, { key: undefined } and Object.create(null) all give the defaults', a
   for (const input of [undefined, {}, { plans: undefined, bodyLimit: undefined, dnsTimeout: undefined }, Object.create(null)]) {
     const config = resolveOptions(input)
     t.equal(config.store, 'sqlite://./user-verification.sqlite')
-    t.strictSame(config.plans, defaultPlans)
+    t.strictSame({ ...config.plans }, defaultPlans, 'the default plans (in a null-prototype table)')
     t.equal(config.bodyLimit, 16384)
     t.equal(config.retryAfter, 5)
     t.equal(config.maxInFlight, 1024)

@@ -102,7 +102,7 @@ t.test('--metrics-port: metrics on their own listener (summed over workers), non
 t.test('store calls that fail are counted by store and call', async (t) => {
   const stores = await openStores('memory://')
   t.teardown(() => stores.close())
-  const metrics = createServerMetrics({ metrics: () => ({ responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }) })
+  const metrics = createServerMetrics({ metrics: () => ({ responses: {}, aborted: 0, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }) })
   t.teardown(() => metrics.close())
   const timed = metrics.instrumentStores(stores)
   t.equal(await timed.quota.get('acct_1', '2026-11'), 0)
