@@ -6,7 +6,7 @@ import { createServerMetrics } from '../server/metrics.js'
 const N = Number(process.env.BENCH_N ?? 200_000)
 const stores = await openStores('memory://')
 const metrics = createServerMetrics(
-  { metrics: () => ({ responses: {}, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }) },
+  { metrics: () => ({ responses: {}, aborted: 0, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }) },
   { defaultMetrics: true }
 )
 const timed = metrics.instrumentStores(stores)
