@@ -77,6 +77,17 @@ export function accountRoutes(
   const router = express.Router({ strict: true })
   const signIn = requireKey(middleware, now)
 
+  /**
+   * Managing keys needs a key that is not being retired: a rotation's old key keeps verifying for
+   * its grace period, but if it leaked (the usual reason to rotate) it must not mint a permanent
+   * key, rotate or revoke the new one (attacker finding F8). It may still read the account.
+   */
+  function managing(_req: express.Request, res: express.Response, next: express.NextFunction): void {
+    if (signedIn(res).key.expiresAt !== null)
+      return sendDetail(res, 403, 'This key is being retired after a rotation: sign in with the new key to manage keys')
+    next()
+  }
+
   /** The stores (already opened by the sign-in), or a 503 answered. */
   async function stores(res: express.Response): Promise<Stores | undefined> {
     const open = await storesOf(middleware)
@@ -101,7 +112,7 @@ export function accountRoutes(
     })
   })
 
-  router.post('/keys', signIn, readJson, async (req, res) => {
+  router.post('/keys', signIn, managing, readJson, async (req, res) => {
     const { key, account } = signedIn(res)
     const open = await stores(res)
     if (!open) return
@@ -122,7 +133,7 @@ export function accountRoutes(
     return target
   }
 
-  router.post('/keys/:id/rotate', signIn, readJson, async (req, res) => {
+  router.post('/keys/:id/rotate', signIn, managing, readJson, async (req, res) => {
     const { key, account } = signedIn(res)
     const open = await stores(res)
     if (!open) return
@@ -139,7 +150,7 @@ export function accountRoutes(
     sendJson(res, 201, { id: rotated.id, key: rotated.key, label: rotated.label, previous: keyView(rotated.previous, account, time) })
   })
 
-  router.post('/keys/:id/revoke', signIn, async (req, res) => {
+  router.post('/keys/:id/revoke', signIn, managing, async (req, res) => {
     const { key, account } = signedIn(res)
     const open = await stores(res)
     if (!open) return

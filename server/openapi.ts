@@ -183,7 +183,11 @@ export function dashboardGroup(): PathGroup {
         post: op('dashboardCreateKey', 'Add a key to the signed-in account', {
           ...keyAuth,
           requestBody: body(object('Optional label.', { label: { type: 'string' } })),
-          responses: { '201': jsonResponse('The new key (shown once).', issued), ...signedInErrors }
+          responses: {
+            '201': jsonResponse('The new key (shown once).', issued),
+            ...errors({ '403': 'The signing-in key is being retired after a rotation (it may verify and read, not manage keys).' }),
+            ...signedInErrors
+          }
         })
       },
       '/dashboard/api/keys/{id}/rotate': {
@@ -193,7 +197,12 @@ export function dashboardGroup(): PathGroup {
           requestBody: body(object('Grace period of the old key.', { grace: { type: 'integer', minimum: 0 } })),
           responses: {
             '201': jsonResponse('The new key, and the old one with its expiry.', issued),
-            ...errors({ '400': 'Bad grace.', '404': 'No such key in this account.', '409': 'The key is revoked or expired.' }),
+            ...errors({
+              '400': 'Bad grace.',
+              '403': 'The signing-in key is being retired after a rotation (it may verify and read, not manage keys).',
+              '404': 'No such key in this account.',
+              '409': 'The key is revoked or expired.'
+            }),
             ...signedInErrors
           }
         })
@@ -204,7 +213,10 @@ export function dashboardGroup(): PathGroup {
           parameters: [idParam],
           responses: {
             '200': jsonResponse('The revoked key.', keyView),
-            ...errors({ '404': 'No such key in this account.' }),
+            ...errors({
+              '403': 'The signing-in key is being retired after a rotation (it may verify and read, not manage keys).',
+              '404': 'No such key in this account.'
+            }),
             ...signedInErrors
           }
         })

@@ -222,6 +222,24 @@ t.test("a key acts only on its own account's keys; bad grace periods are refused
     const answer = (await response.json()) as { key?: string; detail?: string }
     t.type(status === 201 ? answer.key : answer.detail, 'string', 'a JSON answer')
   }
+  // F8: the old key of a rotation verifies through its grace period but manages nothing.
+  const rotated = await request(app.url, `/dashboard/api/keys/${mine.id}/rotate`, { method: 'POST', headers: as, body: { grace: 3600 } })
+  t.equal(rotated.status, 201)
+  t.equal(await app.call(mine.key), 200, 'the old key still verifies in its grace period')
+  const retiring = await Promise.all([
+    request(app.url, '/dashboard/api/keys', { method: 'POST', headers: as, body: { label: 'forever' } }),
+    request(app.url, `/dashboard/api/keys/${rotated.body.id}/rotate`, { method: 'POST', headers: as, body: {} }),
+    request(app.url, `/dashboard/api/keys/${rotated.body.id}/revoke`, { method: 'POST', headers: as })
+  ])
+  t.strictSame(
+    retiring.map((reply) => reply.status),
+    [403, 403, 403],
+    'it cannot create, rotate or revoke keys'
+  )
+  t.equal(await app.call(rotated.body.key), 200, 'the new key untouched')
+  t.equal((await request(app.url, '/dashboard/api/account', { headers: as })).status, 200, 'it may still read the account')
+  const fresh = { 'x-api-token': rotated.body.key as string }
+  t.equal((await request(app.url, '/dashboard/api/keys', { method: 'POST', headers: fresh, body: {} })).status, 201, 'the new key manages')
   const view = await request(app.url, '/dashboard/api/account', { headers: as })
   t.notOk(JSON.stringify(view.body).includes('hash'), 'no key digests in the answer')
   t.equal(view.headers.get('cache-control'), 'no-store')
