@@ -143,6 +143,8 @@ export function createDashboardLimiters(limits: DashboardRateLimit, logger: Logg
         res.set('Retry-After', String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))))
         sendDetail(res, 429, detail)
       },
+      // A client gone before the limiter ran has no address: nothing to count (nor an error to log).
+      skip: (req: Request) => req.ip === undefined,
       ...extra
     })
   return {

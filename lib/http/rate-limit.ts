@@ -171,7 +171,9 @@ export function createRateLimiters(options: Readonly<Partial<RateLimitOptions>> 
     }
   }
 
-  if (limits.perIp > 0) limiter('ip', limits.perIp, {})
+  // A client that left before the limiter ran has no address any more: there is nothing to count
+  // or answer, and express-rate-limit would log its missing req.ip as an error (attacker finding F9).
+  if (limits.perIp > 0) limiter('ip', limits.perIp, { skip: (req) => req.ip === undefined })
   if (limits.perKey > 0) limiter('key', limits.perKey, { keyGenerator: tokenDigest, skip: (req) => req.get('x-api-token') === undefined })
 
   return {

@@ -100,6 +100,31 @@ t.test('per IP: the limit+1-th request in a second gets 429 JSON with Retry-Afte
   t.equal((await app.post()).status, 200, 'open again after the window')
 })
 
+t.test('F9: a client gone before the per-IP limiter ran is skipped without an error log', async (t) => {
+  const logger = captureLogger()
+  const limiters = createRateLimiters({ perIp: 3 }, { logger })
+  const app = express()
+  let addressSeen: string | undefined = 'not yet'
+  // The client's socket is gone by the time the limiter runs, as when it aborts meanwhile.
+  app.use('/api', (req, _res, next) => {
+    req.socket.destroy()
+    addressSeen = req.ip
+    next()
+  })
+  app.use('/api', limiters.handlers)
+  let reached = 0
+  app.post('/api', (_req, res) => {
+    reached++
+    res.json({ ok: true })
+  })
+  const url = `${(await listen(app, t, () => limiters.close())).url}/api`
+  await t.rejects(fetch(url, { method: 'POST', body: '{}' }), 'the client saw its connection end')
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(addressSeen, undefined, 'the request had no address any more')
+  t.equal(reached, 1, 'the limiter let it through (nothing to count, nobody to answer)')
+  t.strictSame(logger.lines, [], 'and logged nothing')
+})
+
 t.test('per key: counted per token digest; other tokens and token-less requests are not affected', async (t) => {
   const app = await limitedApp(t, { perKey: 2 })
   const a = { 'x-api-token': `uv_${randomBytes(32).toString('base64url')}` }
