@@ -270,7 +270,13 @@ t.test(
     t.equal(await app.call(key), 200, 'enabled again')
 
     await page.click(`#admin-accounts tr[data-account="${accountId}"] button[data-action="open"]`)
-    await page.locator('#admin-detail-chart canvas').waitFor()
+    // On a failure, say what the page said (a CI run once timed out here with no clue).
+    await page
+      .locator('#admin-detail-chart canvas')
+      .waitFor()
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}; the page's alert: ${JSON.stringify(await page.textContent('#admin-alert'))}`)
+      })
     t.match(await page.getAttribute('#admin-detail-chart', 'data-total'), /^2\d$/, "the account's daily chart")
     t.equal(
       await page.getAttribute('#admin-chart', 'data-total'),
