@@ -82,8 +82,10 @@ export function registerServe(program: Command): void {
     .addOption(
       new Option(
         '--max-connections-per-address <n>',
-        'open connections per client address (IPv6 by /56) above which its new ones are closed; 0 = no cap, e.g. behind a proxy (default: a quarter of --max-connections)'
-      ).argParser(integer('max-connections-per-address', 0))
+        'open connections per client address (IPv6 by /56) and process above which its new ones are closed; 0 = no cap, e.g. behind a proxy (default: a quarter of --max-connections)'
+      )
+        .env('UV_MAX_CONNECTIONS_PER_ADDRESS')
+        .argParser(integer('max-connections-per-address', 0))
     )
     .addOption(
       new Option('--rate-limit-key <n>', 'requests per second per API key; 429 above it; 0 = off (default: off)').argParser(

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import t from 'tap'
-import { buildRequest, rawRequest, targetOf } from '../fixtures/raw-http.js'
+import { buildRequest, rawRequest, targetOf, type Target } from '../fixtures/raw-http.js'
 import { cliPath, runCli, startServe } from '../fixtures/spawn-cli.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
 
@@ -47,9 +47,9 @@ const request = buildRequest(
 )
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A silent client from `localAddress`: connects and sends nothing; records when the server closed it. */
-function silent(localAddress: string) {
-  const socket = connect({ ...target, localAddress, allowHalfOpen: true })
+/** A silent client of `to` from `localAddress`: connects and sends nothing; records when the server closed it. */
+function silent(to: Target, localAddress: string) {
+  const socket = connect({ ...to, localAddress, allowHalfOpen: true })
   socket.on('error', () => {})
   const opened = Date.now()
   let closedAfter: number | undefined
@@ -60,7 +60,7 @@ function silent(localAddress: string) {
 }
 
 t.test('past the per-address cap an address is refused at once while another is served', async (t) => {
-  const flood = Array.from({ length: 3 * perAddress }, () => silent('127.0.0.1'))
+  const flood = Array.from({ length: 3 * perAddress }, () => silent(target, '127.0.0.1'))
   t.teardown(() => flood.forEach((client) => client.destroy()))
   await settle(500)
   const closed = flood.filter((client) => client.closedAfter() !== undefined)
@@ -80,4 +80,21 @@ t.test('past the per-address cap an address is refused at once while another is 
   t.equal((await rawRequest({ ...target, localAddress: '127.0.0.1' }, request)).status, 200, 'served again once its connections closed')
   t.equal(server.stdout().match(/WRN_UV_CONNECTIONS_PER_ADDRESS/g)?.length, 1, 'logged once for the burst')
   t.notMatch(server.stdout(), /127\.0\.0\.1/, 'without the address')
+})
+
+t.test('UV_MAX_CONNECTIONS_PER_ADDRESS sets the cap as the flag does', async (t) => {
+  const fromEnv = await startServe(['--store', 'memory://', '--no-demo-key', '--quiet', '--max-connections', '100'], {
+    UV_MAX_CONNECTIONS_PER_ADDRESS: '2'
+  })
+  t.teardown(() => fromEnv.stop('SIGKILL'))
+  const to = targetOf(fromEnv.url)
+  const clients = Array.from({ length: 3 }, () => silent(to, '127.0.0.1'))
+  t.teardown(() => clients.forEach((client) => client.destroy()))
+  await settle(500)
+  t.equal(
+    clients.filter((client) => client.closedAfter() !== undefined).length,
+    1,
+    'one of its 3 connections is closed (the default cap is 25)'
+  )
+  t.equal((await rawRequest({ ...to, localAddress: '127.0.0.2' }, request)).status, 401, 'another address is answered')
 })

@@ -34,6 +34,7 @@ t.test('conventions: --version, per-command --help with defaults, suggestions, r
   t.match(help.stdout, /--port <port> port to listen on[\s\S]*default: 8080, env: PORT/)
   t.match(help.stdout, /--dns-timeout <ms> deadline[\s\S]*default: 3000/)
   t.match(help.stdout, /--plans <list>[\s\S]*default: free=25,basic=30000,pro=65000, env: UV_PLANS/)
+  t.match(help.stdout, /--max-connections-per-address <n>[\s\S]*\(env: UV_MAX_CONNECTIONS_PER_ADDRESS\)/)
   const keysHelp = await runCli(['keys', 'rotate', '--help'])
   t.match(keysHelp.stdout.replace(/\s+/g, ' '), /--grace <duration>[\s\S]*\(default: "0"\)/)
   t.match((await runCli(['--help'])).stdout.replace(/\s+/g, ' '), /Exit codes: 0 done, 1 the command failed[\s\S]*2 a usage error/)
@@ -55,6 +56,9 @@ t.test('conventions: --version, per-command --help with defaults, suggestions, r
   const envPort = await runCli(['serve'], { PORT: 'eighty' })
   t.equal(envPort.code, 2)
   t.match(envPort.stderr, /--port must be an integer from 0 to 65535, got "eighty" \(from PORT\)/)
+  const envPerAddress = await runCli(['serve'], { UV_MAX_CONNECTIONS_PER_ADDRESS: 'many' })
+  t.equal(envPerAddress.code, 2)
+  t.match(envPerAddress.stderr, /--max-connections-per-address must be an integer >= 0, got "many" \(from UV_MAX_CONNECTIONS_PER_ADDRESS\)/)
   for (const plans of ['free', 'free=25,free=30', 'free=-1', 'free=25,,pro=3', 'free=1.5', '__proto__=5']) {
     const bad = await runCli(['serve', '--plans', plans])
     t.equal(bad.code, 2, plans)
