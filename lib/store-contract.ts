@@ -150,6 +150,17 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
     t.same(await keys.listAccounts(), [a])
   })
 
+  withStores('account: concurrent creates with one email through one store: exactly one wins', async ({ keys }, t) => {
+    const attempts = Array.from({ length: 8 }, () => makeAccount(Date.now(), { email: 'race@example.org' }))
+    const outcomes = await Promise.allSettled(attempts.map((account) => keys.createAccount(account)))
+    t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, 'one account created')
+    t.ok(
+      outcomes.every((o) => o.status === 'fulfilled' || (o.reason as { code?: unknown }).code === 'ERR_UV_DUPLICATE_ACCOUNT'),
+      'the others were refused as duplicates'
+    )
+    t.equal((await keys.listAccounts()).filter((a) => a.email === 'race@example.org').length, 1, 'one account holds the address')
+  })
+
   withStores('key: create for an account, then get by id and by hash; list and listByAccount', async ({ keys }, t) => {
     const account = makeAccount()
     const other = makeAccount()

@@ -18,6 +18,7 @@ import { createDashboardLimiters, defaultDashboardRateLimit, requireKey, signedI
 import { bounded, dashboardErrors, sendDetail, sendJson, storesOf, unavailable, type AuditEvent, type AuditLog } from './dashboard-http.js'
 import { signupRoutes } from './dashboard-signup.js'
 import { usageReport } from './usage-report.js'
+import { optionError } from '../lib/errors.js'
 
 export type { AuditEvent, AuditLog } from './dashboard-http.js'
 export type { DashboardRateLimit } from './dashboard-auth.js'
@@ -125,10 +126,16 @@ export function createDashboard(middleware: UserVerificationMiddleware, options:
     ((event: AuditEvent) => (logger.info ?? console.log).call(logger, 'audit', event as unknown as Record<string, unknown>))
   const signupPlan = options.signupPlan ?? 'free'
   if (options.signup && !(signupPlan in plans)) {
-    throw new RangeError(`user-verification: the sign-up plan "${signupPlan}" is not one of the plans (${Object.keys(plans).join(', ')}).`)
+    throw optionError('range', '', `the sign-up plan "${signupPlan}" is not one of the plans (${Object.keys(plans).join(', ')}).`)
   }
   if (options.adminToken !== undefined && options.adminToken.length < 16) {
-    throw new RangeError('user-verification: `adminToken` must be at least 16 characters. Make one with: openssl rand -base64 32')
+    throw optionError(
+      'range',
+      'adminToken',
+      'at least 16 characters',
+      `${options.adminToken.length} characters`,
+      'Make one with: openssl rand -base64 32'
+    )
   }
   const limits = { ...defaultDashboardRateLimit, ...options.rateLimit }
   const limiters = createDashboardLimiters(limits, logger, () => storesOf(middleware))

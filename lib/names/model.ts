@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { SCRIPTS } from './characters.js'
 import { FEATURE_COUNT, FEATURE_NAMES, type FeatureContext } from './features.js'
 import { finishTables, type NgramTables } from './ngrams.js'
+import { UserVerificationError } from '../errors.js'
 
 /** `format` value of a name model file. */
 export const NAME_MODEL_FORMAT = 'user-verification/name-model'
@@ -100,23 +101,31 @@ const PREFIX = 'user-verification: name model'
  */
 export function compileModel(file: unknown, where = 'model'): CompiledNameModel {
   if (file === null || typeof file !== 'object' || Array.isArray(file)) {
-    throw new Error(`${PREFIX} ${where} is not a JSON object`)
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where} is not a JSON object`)
   }
   const { payload, checksum } = splitFile(file as Record<string, unknown>)
   if (payload.format !== NAME_MODEL_FORMAT)
-    throw new Error(`${PREFIX} ${where}: format must be "${NAME_MODEL_FORMAT}", got ${JSON.stringify(payload.format)}`)
+    throw new UserVerificationError(
+      'ERR_UV_MODEL_LOAD',
+      `${PREFIX} ${where}: format must be "${NAME_MODEL_FORMAT}", got ${JSON.stringify(payload.format)}`
+    )
   if (payload.version !== NAME_MODEL_VERSION)
-    throw new Error(
+    throw new UserVerificationError(
+      'ERR_UV_MODEL_LOAD',
       `${PREFIX} ${where}: version ${JSON.stringify(payload.version)} is not supported (this code reads ${NAME_MODEL_VERSION}); retrain with \`npm run train\``
     )
-  if (typeof checksum !== 'string') throw new Error(`${PREFIX} ${where}: checksum is missing`)
+  if (typeof checksum !== 'string') throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: checksum is missing`)
   const actual = payloadChecksum(payload)
   if (actual !== checksum)
-    throw new Error(
+    throw new UserVerificationError(
+      'ERR_UV_MODEL_LOAD',
       `${PREFIX} ${where}: checksum mismatch (file says ${checksum.slice(0, 12)}…, weights hash to ${actual.slice(0, 12)}…); the file is corrupt or was edited by hand`
     )
   if (!Array.isArray(payload.features) || payload.features.join(',') !== FEATURE_NAMES.join(',')) {
-    throw new Error(`${PREFIX} ${where}: feature list differs from lib/names/features.ts; retrain with \`npm run train\``)
+    throw new UserVerificationError(
+      'ERR_UV_MODEL_LOAD',
+      `${PREFIX} ${where}: feature list differs from lib/names/features.ts; retrain with \`npm run train\``
+    )
   }
 
   const alphabet = new Map<number, number>()
@@ -125,10 +134,10 @@ export function compileModel(file: unknown, where = 'model'): CompiledNameModel 
   const size = alphabet.size + 4
   const ng = payload.ngram
   if (ng.uni.length !== size || ng.biKeys.length !== ng.biCounts.length || ng.triKeys.length !== ng.triCounts.length) {
-    throw new Error(`${PREFIX} ${where}: n-gram tables have inconsistent sizes`)
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: n-gram tables have inconsistent sizes`)
   }
   if (!Array.isArray(ng.quadKeys) || !Array.isArray(ng.quadCounts) || ng.quadKeys.length !== ng.quadCounts.length) {
-    throw new Error(`${PREFIX} ${where}: n-gram tables have inconsistent sizes`)
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: n-gram tables have inconsistent sizes`)
   }
   const uni = Float64Array.from(ng.uni)
   const tables: NgramTables = finishTables(
@@ -146,17 +155,18 @@ export function compileModel(file: unknown, where = 'model'): CompiledNameModel 
   for (const layer of payload.net.layers) {
     const outputs = layer.biases.length
     if (layer.weights.length !== outputs || layer.weights.some((row) => row.length !== inputs)) {
-      throw new Error(`${PREFIX} ${where}: layer shapes do not chain (expected ${outputs}x${inputs})`)
+      throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: layer shapes do not chain (expected ${outputs}x${inputs})`)
     }
     layers.push({ w: Float64Array.from(layer.weights.flat()), b: Float64Array.from(layer.biases), inputs, outputs })
     inputs = outputs
     if (outputs > width) width = outputs
   }
-  if (inputs !== 1) throw new Error(`${PREFIX} ${where}: the network must have one output, has ${inputs}`)
+  if (inputs !== 1)
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: the network must have one output, has ${inputs}`)
   if (!Array.isArray(payload.scriptMean) || payload.scriptMean.length !== SCRIPTS.length)
-    throw new Error(`${PREFIX} ${where}: scriptMean must have ${SCRIPTS.length} entries`)
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: scriptMean must have ${SCRIPTS.length} entries`)
   if (payload.mean.length !== FEATURE_COUNT || payload.std.length !== FEATURE_COUNT)
-    throw new Error(`${PREFIX} ${where}: mean/std length must be ${FEATURE_COUNT}`)
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: mean/std length must be ${FEATURE_COUNT}`)
   return {
     ctx: {
       tables,
@@ -176,7 +186,8 @@ export function compileModel(file: unknown, where = 'model'): CompiledNameModel 
 /** The decision threshold of a payload: 0.5 when absent, else a number strictly between 0 and 1. */
 function thresholdOf(t: unknown, where: string): number {
   if (t === undefined) return 0.5
-  if (typeof t !== 'number' || !(t > 0 && t < 1)) throw new Error(`${PREFIX} ${where}: threshold must be a number between 0 and 1`)
+  if (typeof t !== 'number' || !(t > 0 && t < 1))
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `${PREFIX} ${where}: threshold must be a number between 0 and 1`)
   return t
 }
 

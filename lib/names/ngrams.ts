@@ -1,6 +1,7 @@
 // The character n-gram model of real names: its integer-keyed tables and the inference-time scorer.
 import { MAX_CHARS } from './characters.js'
 import { TRANSLIT } from './transliteration.js'
+import { UserVerificationError } from '../errors.js'
 
 /**
  * Integer-keyed open-addressing table. A slot is `[key, count]`, or `[key, count, ctx, 0]` when context counts
@@ -54,7 +55,7 @@ export class NgramIndex {
   /** Adds to the count (and context count) of `key`, inserting it if new; returns its slot. */
   add(key: number, count: number, ctx = 0): number {
     if (key < 0 || key > 0x7fffffff || !Number.isInteger(count) || !Number.isInteger(ctx))
-      throw new Error(`name model: n-gram key ${key} or count ${count} out of range`)
+      throw new UserVerificationError('ERR_UV_MODEL_LOAD', `name model: n-gram key ${key} or count ${count} out of range`)
     const mask = this.mask
     const slots = this.slots
     const shift = this.shift
@@ -62,7 +63,7 @@ export class NgramIndex {
     for (;;) {
       const k = slots[s << shift] as number
       if (k === -1) {
-        if (this.free-- <= 0) throw new Error('name model: n-gram table is full (inconsistent counts)')
+        if (this.free-- <= 0) throw new UserVerificationError('ERR_UV_MODEL_LOAD', 'name model: n-gram table is full (inconsistent counts)')
         slots[s << shift] = key
       }
       if (k === -1 || k === key) {

@@ -5,6 +5,7 @@ import { K_DIGIT, K_EMOJI, K_LETTER, K_MARK, K_NAMEPUNCT, K_SPACE, S_HAN, S_HANG
 import { latinReading } from './latin.js'
 import { lexiconKey } from './lexicon.js'
 import type { NameJunkReason } from '../types.js'
+import { UserVerificationError } from '../errors.js'
 
 /** Why a value is not a name (`reason` of a `LABEL_0` prediction). */
 export type { NameJunkReason }
@@ -37,11 +38,14 @@ export interface NameLexicon {
 export function compileLexicon(file: unknown, where = 'lexicon'): NameLexicon {
   const f = file as Partial<NameLexiconFile> | null
   if (f === null || typeof f !== 'object' || f.format !== NAME_LEXICON_FORMAT)
-    throw new Error(`user-verification: name ${where}: format must be "${NAME_LEXICON_FORMAT}"; rebuild with \`npm run data:names\``)
+    throw new UserVerificationError(
+      'ERR_UV_MODEL_LOAD',
+      `user-verification: name ${where}: format must be "${NAME_LEXICON_FORMAT}"; rebuild with \`npm run data:names\``
+    )
   const set = (k: keyof NameLexicon): Set<string> => {
     const v = f[k]
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
-      throw new Error(`user-verification: name ${where}: ${k} must be an array of strings`)
+      throw new UserVerificationError('ERR_UV_MODEL_LOAD', `user-verification: name ${where}: ${k} must be an array of strings`)
     return new Set(v)
   }
   return { placeholder: set('placeholder'), phrase: set('phrase'), code: set('code'), profanity: set('profanity'), allow: set('allow') }

@@ -6,6 +6,7 @@ import { latinReading } from './latin.js'
 import { bestForward, calibrate, compileModel, type CompiledNameModel } from './model.js'
 import { compileLexicon, junkWord, nameWords, ruleReason, shapeReason, type NameLexicon } from './rules.js'
 import type { NameJunkReason, NamePrediction, NameVerifier } from '../types.js'
+import { UserVerificationError } from '../errors.js'
 
 /** Where the committed model lives, next to this module in source and in dist. */
 export const DEFAULT_NAME_MODEL_URL = new URL('../data/name-model.json', import.meta.url)
@@ -54,14 +55,15 @@ function readJson(source: URL | string, what: string): unknown {
   try {
     text = readFileSync(source, 'utf8')
   } catch (err) {
-    throw new Error(
+    throw new UserVerificationError(
+      'ERR_UV_MODEL_LOAD',
       `user-verification: name ${what} ${where} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}); run \`npm run train\` or reinstall the package`
     )
   }
   try {
     return JSON.parse(text)
   } catch {
-    throw new Error(`user-verification: name ${what} ${where} is not valid JSON (corrupt file)`)
+    throw new UserVerificationError('ERR_UV_MODEL_LOAD', `user-verification: name ${what} ${where} is not valid JSON (corrupt file)`)
   }
 }
 

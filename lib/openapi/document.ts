@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document of the verification API, assembled from path groups so a host app can add its own.
 import { verificationSchemas, type Schema } from './schemas.js'
+import { optionError } from '../errors.js'
 
 /** An OpenAPI 3.1 document (plain JSON). */
 export type OpenApiDocument = Record<string, unknown> & {
@@ -124,7 +125,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   }
   for (const group of all) {
     for (const [path, item] of Object.entries(group.paths)) {
-      if (path in document.paths) throw new Error(`user-verification: two path groups describe ${path}`)
+      if (path in document.paths) throw optionError('range', '', `two path groups describe ${path}`)
       document.paths[path] = item
     }
     Object.assign(document.components.schemas, group.schemas)

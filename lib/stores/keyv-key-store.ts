@@ -70,6 +70,8 @@ export class KeyvKeyStore implements KeyStore {
   readonly #close: (() => Promise<void>) | undefined
   readonly #timeout: number | undefined
   readonly #onChange: (() => Promise<void>) | undefined
+  /** The last pending claim of each address being claimed (see #claimingEmail). */
+  readonly #emailClaims = new Map<string, Promise<void>>()
   /** Digest → account id of keys seen; a key never changes account, so this never goes stale. */
   readonly #accountOf = new LRUCache<string, string>({ max: 10_000 })
 
@@ -236,23 +238,49 @@ export class KeyvKeyStore implements KeyStore {
 
   async createAccount(account: Account): Promise<void> {
     const a = checkAccount(account)
-    if (await this.#bounded(this.#keyv.has(ACCOUNT + a.id))) throw duplicateAccountError('id', a.id)
-    if (a.email !== null && (await this.getAccountByEmail(a.email)) !== undefined) throw duplicateAccountError('email', a.id)
-    // Email index first: a crash in between leaves an index entry that resolves to nothing.
-    if (a.email !== null) await this.#mustSet(EMAIL + a.email, a.id)
-    await this.#mustSet(ACCOUNT + a.id, a)
+    await this.#claimingEmail(a.email, async () => {
+      if (await this.#bounded(this.#keyv.has(ACCOUNT + a.id))) throw duplicateAccountError('id', a.id)
+      if (a.email !== null && (await this.getAccountByEmail(a.email)) !== undefined) throw duplicateAccountError('email', a.id)
+      // Email index first: a crash in between leaves an index entry that resolves to nothing.
+      if (a.email !== null) await this.#mustSet(EMAIL + a.email, a.id)
+      await this.#mustSet(ACCOUNT + a.id, a)
+    })
     await this.#onChange?.()
+  }
+
+  /**
+   * Runs `claim` after any other claim of the same address through this store has finished:
+   * Keyv has no set-if-absent, so the check and the write of the email index would otherwise
+   * interleave and two sign-ups at once would both get an account. Processes sharing the store
+   * are not serialised by this (see CONTRIBUTING.md#accounts-and-quota).
+   */
+  async #claimingEmail<T>(email: string | null, claim: () => Promise<T>): Promise<T> {
+    if (email === null) return claim()
+    const before = this.#emailClaims.get(email) ?? Promise.resolve()
+    const run = before.then(claim, claim)
+    const settled = run.then(
+      () => {},
+      () => {}
+    )
+    this.#emailClaims.set(email, settled)
+    try {
+      return await run
+    } finally {
+      if (this.#emailClaims.get(email) === settled) this.#emailClaims.delete(email)
+    }
   }
 
   async updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined> {
     const current = await this.getAccount(id)
     if (current === undefined) return undefined
     const next = checkAccount({ ...current, ...pickAccountPatch(patch) })
-    if (next.email !== current.email && next.email !== null) {
-      if ((await this.getAccountByEmail(next.email)) !== undefined) throw duplicateAccountError('email', id)
-      await this.#mustSet(EMAIL + next.email, id)
-    }
-    await this.#mustSet(ACCOUNT + id, next)
+    await this.#claimingEmail(next.email !== current.email ? next.email : null, async () => {
+      if (next.email !== current.email && next.email !== null) {
+        if ((await this.getAccountByEmail(next.email)) !== undefined) throw duplicateAccountError('email', id)
+        await this.#mustSet(EMAIL + next.email, id)
+      }
+      await this.#mustSet(ACCOUNT + id, next)
+    })
     if (current.email !== null && next.email !== current.email) await this.#bounded(this.#keyv.delete(EMAIL + current.email))
     await this.#onChange?.()
     return next

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import t from 'tap'
-import { buildRequest, rawRequest, targetOf, type Target } from '../fixtures/raw-http.js'
+import { rawRequest, targetOf, verificationRequest, type Target } from '../fixtures/raw-http.js'
 import { cliPath, runCli, startServe } from '../fixtures/spawn-cli.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
 
@@ -34,17 +34,7 @@ const server = await startServe([
 t.teardown(() => server.stop('SIGKILL'))
 const target = targetOf(server.url)
 const body = '{"model":"user_verification","firstname":"Jane"}'
-const request = buildRequest(
-  'POST',
-  '/api/v1',
-  [
-    ['Host', 'x'],
-    ['Content-Type', 'application/json'],
-    ['X-API-Token', key],
-    ['Content-Length', String(Buffer.byteLength(body))]
-  ],
-  body
-)
+const request = verificationRequest(key, body)
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A silent client of `to` from `localAddress`: connects and sends nothing; records when the server closed it. */

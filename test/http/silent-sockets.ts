@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readlinkSync } from 'node:fs'
 import { connect } from 'node:net'
 import t from 'tap'
-import { buildRequest, rawRequest, targetOf, type Target } from '../fixtures/raw-http.js'
+import { buildRequest, rawRequest, targetOf, verificationRequest, type Target } from '../fixtures/raw-http.js'
 import { cliPath, runCli, startServe } from '../fixtures/spawn-cli.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
 
@@ -40,17 +40,7 @@ const server = await startServe([
 t.teardown(() => server.stop('SIGKILL'))
 const target = targetOf(server.url)
 const good = '{"model":"user_verification","email":"jane@acme-mail.com","firstname":"Jane","lastname":"Doe"}'
-const goodRequest = buildRequest(
-  'POST',
-  '/api/v1',
-  [
-    ['Host', 'x'],
-    ['Content-Type', 'application/json'],
-    ['X-API-Token', key],
-    ['Content-Length', String(Buffer.byteLength(good))]
-  ],
-  good
-)
+const goodRequest = verificationRequest(key, good)
 
 /** Sockets the server process holds open now, counted from its descriptor table. */
 function serverSockets(): number {

@@ -233,6 +233,12 @@ t.test('loader refuses a missing, corrupt, tampered or other-version file', asyn
   t.equal(q.confidence, Math.round((1 - strict.probability('Xu')) * 10_000) / 10_000)
   t.ok(q.confidence > 0.5, 'no 0.5 artefact: the confidence is the probability of the label given')
   t.throws(() => nameVerifierFromModel([1, 2]), /not a JSON object/)
+  // Each of them is a UserVerificationError with the model-load code (issue 9: every thrown error carries a code).
+  for (const load of [() => loadNameModel(join(dir, 'nope.json')), () => loadNameModel(corrupt), () => loadNameModel(tamperedPath)])
+    t.throws(load, { name: 'UserVerificationError', code: 'ERR_UV_MODEL_LOAD' })
+  t.throws(() => nameVerifierFromModel({ ...payload, checksum: payloadChecksum(payload) }, 'model', { lexicon: { format: 'x' } }), {
+    code: 'ERR_UV_MODEL_LOAD'
+  })
   // The untouched copy still loads: the checksum covers exactly what is written.
   const okPath = join(dir, 'ok.json')
   writeFileSync(okPath, JSON.stringify(file))

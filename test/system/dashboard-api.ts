@@ -145,7 +145,7 @@ t.test(
     t.throws(() => loadAdminToken(join(dir, 'missing'), {}), /cannot read --admin-token-file .*ENOENT/)
     const middleware = userVerification({ store: memoryStores(), logger: { warn() {}, error() {} } })
     t.teardown(() => middleware.close())
-    t.throws(() => createDashboard(middleware, { adminToken: 'too-short' }), RangeError)
+    t.throws(() => createDashboard(middleware, { adminToken: 'too-short' }), { name: 'RangeError', code: 'ERR_UV_OPTIONS' })
     t.throws(() => createDashboard(middleware, { signup: true, signupPlan: 'gold' }), /sign-up plan "gold"/)
     t.throws(() => createDashboard(middleware, { signup: true, signupPlan: 'constructor' }), /sign-up plan "constructor"/)
   }
