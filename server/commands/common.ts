@@ -37,7 +37,9 @@ export function parsePlans(text: string): Record<string, number> {
   }
   for (const entry of text.split(',').map((part) => part.trim())) {
     const match = /^([a-z][a-z0-9_-]{0,31})=(\d{1,12})$/i.exec(entry)
-    if (match === null) fail(`"${entry}" is not name=units (a name of letters, digits, _ or -, and a whole number of units)`)
+    // A leading letter also keeps out `__proto__`, which would be no plan but the object's prototype.
+    if (match === null)
+      fail(`"${entry}" is not name=units (a name that starts with a letter, then letters, digits, _ or -, and a whole number of units)`)
     const [, name, units] = match!
     if (name! in plans) fail(`plan "${name}" is given twice`)
     plans[name!] = Number(units)

@@ -64,6 +64,8 @@ t.test('conventions: --version, per-command --help with defaults, suggestions, r
     t.equal(bad.code, 2, plans)
     t.match(bad.stderr, /--plans must be name=units pairs/, plans)
   }
+  // F2: __proto__ can be no plan name, and the message says why.
+  t.match((await runCli(['serve', '--plans', '__proto__=5'])).stderr, /"__proto__=5" is not name=units \(a name that starts with a letter/)
   // F2: a plan may be called "constructor" (it was refused as "given twice"); an account on an
   // unconfigured plan named after an Object.prototype member is refused like any unknown plan.
   const constructorPlan = await runCli([
