@@ -121,7 +121,7 @@ export function dashboardGroup(): PathGroup {
       DashboardNotFound: detailSchema('No such path.', 'Not Found')
     },
     securitySchemes: {
-      AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator’s admin token (`--admin-token`/`UV_ADMIN_TOKEN`).' }
+      AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator’s admin token (`--admin-token-file`/`UV_ADMIN_TOKEN`).' }
     },
     paths: {
       '/dashboard/api/config': {

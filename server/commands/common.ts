@@ -29,6 +29,18 @@ export function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER
   }
 }
 
+/**
+ * A yes/no variable such as `UV_SIGNUP`: `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`
+ * (any case); unset or empty is `false`. Anything else is a usage error: commander's own `.env()`
+ * on a boolean flag would read `UV_SIGNUP=0` as on.
+ */
+export function envSwitch(name: string): boolean {
+  const text = process.env[name]?.trim() ?? ''
+  if (/^(?:1|true|yes|on)$/i.test(text)) return true
+  if (/^(?:|0|false|no|off)$/i.test(text)) return false
+  throw new UsageError(`${name} must be 1, true, yes or on (or 0, false, no, off), got "${text}"`)
+}
+
 /** Parses `free=25,basic=30000,pro=65000`: plan names and their units per calendar month (UTC). */
 export function parsePlans(text: string): Record<string, number> {
   const plans: Record<string, number> = Object.create(null)

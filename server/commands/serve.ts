@@ -1,6 +1,6 @@
 // `user-verification serve`: the API, its dashboard and metrics as a standalone server.
 import { type Command, Option } from 'commander'
-import { integer, plansOption, storeOption } from './common.js'
+import { envSwitch, integer, plansOption, storeOption } from './common.js'
 import { addDnsOptions, dnsOptionsOf, type DnsFlags } from './dns-options.js'
 
 /** What commander hands the `serve` action. */
@@ -109,7 +109,10 @@ export function registerServe(program: Command): void {
         "file whose first line is the dashboard's admin token, 16+ characters (default: UV_ADMIN_TOKEN; neither: no admin view)"
       )
     )
-    .option('--signup', 'let visitors create a Free account and key on the dashboard, screened by the product (default: off)')
+    .option(
+      '--signup',
+      'let visitors create a Free account and key on the dashboard, screened by the product (default: off; env: UV_SIGNUP=1)'
+    )
     .addOption(
       new Option('--upgrade-url <url-or-text>', 'upgrade offer shown past 80% of a plan: a URL becomes a link, other text is shown').env(
         'UV_UPGRADE_URL'
@@ -137,7 +140,7 @@ export function registerServe(program: Command): void {
         metricsPort: o.metricsPort,
         metricsHost: o.metricsHost,
         adminTokenFile: o.adminTokenFile,
-        signup: o.signup ?? false,
+        signup: o.signup ?? envSwitch('UV_SIGNUP'),
         upgrade: o.upgradeUrl
       })
     })

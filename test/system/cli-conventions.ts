@@ -35,6 +35,7 @@ t.test('conventions: --version, per-command --help with defaults, suggestions, r
   t.match(help.stdout, /--dns-timeout <ms> deadline[\s\S]*default: 3000/)
   t.match(help.stdout, /--plans <list>[\s\S]*default: free=25,basic=30000,pro=65000, env: UV_PLANS/)
   t.match(help.stdout, /--max-connections-per-address <n>[\s\S]*\(env: UV_MAX_CONNECTIONS_PER_ADDRESS\)/)
+  t.match(help.stdout, /--admin-token-file <file>[\s\S]*--signup let visitors[\s\S]*env: UV_SIGNUP=1/)
   const keysHelp = await runCli(['keys', 'rotate', '--help'])
   t.match(keysHelp.stdout.replace(/\s+/g, ' '), /--grace <duration>[\s\S]*\(default: "0"\)/)
   t.match((await runCli(['--help'])).stdout.replace(/\s+/g, ' '), /Exit codes: 0 done, 1 the command failed[\s\S]*2 a usage error/)

@@ -1,10 +1,11 @@
-// `serve --admin-token-file --signup --upgrade-url` as users start it: the dashboard's settings, audit lines with --quiet, bad tokens refused at start-up.
+// `serve --admin-token-file --signup --upgrade-url` (and UV_SIGNUP) as users start it: the dashboard's settings, audit lines with --quiet, bad tokens refused at start-up.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { cliPath, startServe } from '../fixtures/spawn-cli.js'
+import { testVerifiers } from '../fixtures/test-verifiers.js'
 
 const token = 'serve-test-admin-token-0123456789'
 
@@ -14,23 +15,21 @@ function tempDir(t: Test) {
   return dir
 }
 
-t.test('the flags switch on the admin view, sign-up and the upgrade link; admin actions are audited even with --quiet', async (t) => {
+/** `serve` on a new SQLite store, with `--admin-token-file` (a file holding `token`) and `args`; stopped at the end of `t`. */
+async function serveWithTokenFile(t: Test, args: string[], env: Record<string, string> = {}) {
   const dir = tempDir(t)
   const file = join(dir, 'admin-token')
   writeFileSync(file, `${token}\n`, { mode: 0o600 })
-  const server = await startServe([
-    '--store',
-    `sqlite://${join(dir, 'store.sqlite')}`,
-    '--quiet',
-    '--no-demo-key',
-    '--admin-token-file',
-    file,
-    '--signup',
-    '--upgrade-url',
-    'https://billing.example.com/upgrade'
-  ])
+  const server = await startServe(
+    ['--store', `sqlite://${join(dir, 'store.sqlite')}`, '--quiet', '--no-demo-key', '--admin-token-file', file, ...args],
+    env
+  )
   t.teardown(() => server.stop())
-  const origin = new URL(server.url).origin
+  return { server, origin: new URL(server.url).origin }
+}
+
+t.test('the flags switch on the admin view, sign-up and the upgrade link; admin actions are audited even with --quiet', async (t) => {
+  const { server, origin } = await serveWithTokenFile(t, ['--signup', '--upgrade-url', 'https://billing.example.com/upgrade'])
   const config = await (await fetch(`${origin}/dashboard/api/config`)).json()
   t.match(config, { admin: true, signup: true, upgrade: { url: 'https://billing.example.com/upgrade' } })
   const created = await fetch(`${origin}/dashboard/api/admin/accounts`, {
@@ -75,7 +74,10 @@ t.test('the flags switch on the admin view, sign-up and the upgrade link; admin 
 
 t.test('without a token there is no admin view; UV_ADMIN_TOKEN gives one; a short token stops the server at start-up', async (t) => {
   const dir = tempDir(t)
-  const plain = await startServe(['--store', `sqlite://${join(dir, 'a.sqlite')}`, '--quiet', '--no-demo-key'], { UV_ADMIN_TOKEN: '' })
+  const plain = await startServe(['--store', `sqlite://${join(dir, 'a.sqlite')}`, '--quiet', '--no-demo-key'], {
+    UV_ADMIN_TOKEN: '',
+    UV_SIGNUP: '0'
+  })
   t.teardown(() => plain.stop())
   const origin = new URL(plain.url).origin
   t.match(await (await fetch(`${origin}/dashboard/api/config`)).json(), { admin: false, signup: false, upgrade: null })
@@ -96,3 +98,35 @@ t.test('without a token there is no admin view; UV_ADMIN_TOKEN gives one; a shor
   t.match(refused.stderr, /admin token must be at least 16 characters/)
   t.notMatch(refused.stderr, /tiny-secret/, 'the message never holds the token')
 })
+
+t.test(
+  'F5: UV_SIGNUP=1 turns sign-up on as --signup does, with the admin token from --admin-token-file; a bad value exits 2',
+  async (t) => {
+    const { dnsServers } = await testVerifiers(t)
+    const { origin } = await serveWithTokenFile(t, ['--dns-servers', dnsServers.join(',')], { UV_SIGNUP: 'true', UV_ADMIN_TOKEN: '' })
+    t.match(await (await fetch(`${origin}/dashboard/api/config`)).json(), { admin: true, signup: true })
+    const signedUp = await fetch(`${origin}/dashboard/api/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Ada Lovelace', email: 'ada@acme-mail.com' })
+    })
+    t.equal(signedUp.status, 201, 'a visitor signs up')
+    const { key } = (await signedUp.json()) as { key: { key: string } }
+    const verified = await fetch(`${origin}/api/v1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-token': key.key },
+      body: JSON.stringify({ model: 'user_verification', firstname: 'Ada' })
+    })
+    t.equal(verified.status, 200, 'and the key it got verifies')
+    t.equal((await fetch(`${origin}/dashboard/api/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status, 200)
+
+    // commander's own env support would read UV_SIGNUP=0 as on: only yes/no words are taken.
+    const refused = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--store', 'memory://', '--no-demo-key'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, UV_SIGNUP: 'maybe' }
+    })
+    t.equal(refused.status, 2)
+    t.match(refused.stderr, /^user-verification: UV_SIGNUP must be 1, true, yes or on \(or 0, false, no, off\), got "maybe"\n/)
+  }
+)
