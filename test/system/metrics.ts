@@ -11,7 +11,11 @@ import { testZone } from '../fixtures/test-verifiers.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'uv-metrics-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-const dns = await startDnsServer(structuredClone(testZone))
+const dns = await startDnsServer({
+  ...structuredClone(testZone),
+  // Answers after 1.5 s: a client can leave while its request is being verified.
+  'slow-mail.com': { mx: [{ priority: 10, exchange: 'mx.acme-mail.com' }], delay: 1500 }
+})
 t.teardown(() => dns.close())
 const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@acme-mail.com', firstname: 'Jane', lastname: 'Doe' })
 
@@ -96,6 +100,28 @@ t.test('--metrics-port: metrics on their own listener (summed over workers), non
   t.equal(sample(text, 'uv_responses_total{status="200"}'), 4)
   t.equal(sample(text, 'uv_units_consumed_total'), 12)
   t.equal((await fetch(metricsUrl!.replace('/metrics', '/other'))).status, 404)
+  t.equal(await server.stop('SIGTERM'), 0)
+})
+
+t.test('F7: a request whose client left before its answer is counted as aborted, not as a 200', async (t) => {
+  const server = await startServe(['--store', `sqlite://${join(dir, 'c.sqlite')}`, '--dns-servers', dns.server, '--quiet'])
+  t.teardown(() => server.stop('SIGKILL'))
+  const outcome = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': server.demoKey! },
+    body: JSON.stringify({ model: 'user_verification', email: 'jane@slow-mail.com', firstname: 'Jane' }),
+    signal: AbortSignal.timeout(200)
+  }).then(
+    () => 'answered',
+    () => 'left'
+  )
+  t.equal(outcome, 'left', 'the client left while the DNS check ran')
+  // The slow answer arrives and the abandoned request ends on the server.
+  await new Promise((resolve) => setTimeout(resolve, 1800))
+  t.equal(await post(server.url, server.demoKey!), 200, 'a client that stays is answered')
+  const text = await (await fetch(server.url.replace('/api/v1', '/metrics'))).text()
+  t.equal(sample(text, 'uv_responses_total{status="200"}'), 1, 'only the 200 that was delivered')
+  t.equal(sample(text, 'uv_requests_aborted_total'), 1, 'the abandoned request on its own counter')
   t.equal(await server.stop('SIGTERM'), 0)
 })
 
