@@ -11,7 +11,7 @@ import type { Account, KeyRecord, Stores } from './types.js'
 export interface ContractFlags {
   /** The quota store has `cancel` (network stores whose replies can be lost). */
   cancel: boolean
-  /** The quota store has `keysVersion` (stores whose key records the middleware caches). */
+  /** The quota store has `keysVersion` (stores whose `readKey` caches key records, as SQLite's does). */
   keysVersion: boolean
   /** The key store has `getKeyWithAccount` (reads a key and its account together). */
   keyWithAccount: boolean

@@ -254,8 +254,9 @@ export interface QuotaStore {
   /**
    * Optional: a number that changes whenever an account or key record is created or changed (the
    * key store of the same backend bumps it after each write). A store that has it also returns
-   * it from `consume`, in the same atomic step, which lets the middleware cache key and account
-   * records and still see every revocation, plan change or disabling on the very next request.
+   * it from `consume`, in the same atomic step, which lets its {@link Stores.readKey} cache key
+   * and account records and still see every revocation, plan change or disabling on the very
+   * next request.
    */
   keysVersion?(): Promise<number>
   /** Usage of `accountId` in `period` (0 when none). */
@@ -269,10 +270,33 @@ export interface QuotaStore {
   close?(): Promise<void>
 }
 
+/** A key and its account as the request path reads them (see {@link Stores.readKey}). */
+export interface KeyRead {
+  record: KeyRecord | undefined
+  account: Account | undefined
+  /**
+   * The key-records version the read was made under, for stores with {@link QuotaStore.keysVersion}
+   * (absent otherwise). A consume that reports another version ran after the key or its account
+   * may have changed.
+   */
+  version?: number
+}
+
 /** A key store and a quota store that belong together. */
 export interface Stores {
   keys: KeyStore
   quota: QuotaStore
+  /**
+   * Optional: how the request path reads a key and its account, for stores that can do better
+   * than asking the key store every time (SQLite's exact cache, `lib/stores/key-cache.ts`). It
+   * may answer without a promise (a cached record: most requests). Its answers carry the
+   * `version` they were read under; the quota store's `consume` reports the version it ran under,
+   * in the same atomic step, and the middleware undoes a consume that ran under another version.
+   * `held`, an earlier answer for this digest, asks whether it is still current: `held` itself
+   * when it is, else a fresh read (before a refusal decided without a consume, and after a consume
+   * under another version). Without it, the middleware reads the key store on every request.
+   */
+  readKey?(hash: string, now: number, held?: KeyRead): KeyRead | Promise<KeyRead>
   /** Closes both (and any connection they share). */
   close(): Promise<void>
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LRUCache } from 'lru-cache'
 import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express'
-import { hashKey, isKeyActive } from '../quota/api-keys.js'
+import { hashKey, isKeyActive, readKeyWithAccount } from '../quota/api-keys.js'
 import { StoreError, details, warnOnce, withoutPrefix, type ErrorCode, type ValidationIssue } from '../errors.js'
 import { resolveOptions, type Configuration, type Options } from './options.js'
 import { periodOf, type Period } from '../quota/plans.js'
@@ -11,8 +11,7 @@ import { QuotaCompensation } from '../quota/compensation.js'
 import { createRateLimiters, redisBackendOf } from './rate-limit.js'
 import { validateRequest, type RequestBody } from './request-validation.js'
 import { assertKeyStore, assertQuotaStore, openStores } from '../stores/open-stores.js'
-import { KeyCache, type KeyEntry } from '../quota/key-cache.js'
-import type { Account, ConsumeResult, KeyRecord, Stores, VerifyResult } from '../types.js'
+import type { Account, ConsumeResult, KeyRead, KeyRecord, Stores, VerifyResult } from '../types.js'
 import { createVerifier, presentFields, type PresentFields } from '../verify.js'
 import { emailVerifierFrom } from '../email/verifier.js'
 
@@ -59,8 +58,30 @@ interface Admitted {
   limit: number
 }
 
-/** A key entry whose key is active and whose account is known. */
-type ActiveEntry = KeyEntry & { record: KeyRecord; account: Account }
+/** A key read whose key is active and whose account is known. */
+type ActiveEntry = KeyRead & { record: KeyRecord; account: Account }
+
+/** What an empty token reads as: no key. */
+const noKey: KeyRead = Object.freeze({ record: undefined, account: undefined })
+
+/**
+ * The key with this digest and its account, through the stores' own read where they have one (it
+ * may answer from a cache, without a promise), else from the key store. `held`: see
+ * {@link Stores.readKey}; a plain key-store read was made for this request, so it is current.
+ */
+function readKey(open: Stores, hash: string, time: number, held?: KeyRead): KeyRead | Promise<KeyRead> {
+  if (open.readKey !== undefined) return open.readKey(hash, time, held)
+  return held ?? readKeyWithAccount(open.keys, hash)
+}
+
+/** Whether a consume ran under another key-records version than the key read it used (records changed since). */
+function ranUnderNewerRecords(entry: KeyRead, consumed: ConsumeResult): boolean {
+  return entry.version !== undefined && consumed.keysVersion !== undefined && consumed.keysVersion !== entry.version
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as Partial<PromiseLike<T>>).then === 'function'
+}
 
 /** A consume that was granted: what the 200 reports, and what undoing it needs. */
 interface Charged {
@@ -140,7 +161,6 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   const stores = storeOpener(config)
   const loopDelay = config.maxEventLoopDelay > 0 ? eventLoopWatch() : undefined
   const compensation = new QuotaCompensation({ logger })
-  const keyCache = new KeyCache()
   // Usage last seen per account and period: only decides whether the 402 pre-check asks the store.
   const lastUsed = new LRUCache<string, number>({ max: 10_000 })
   const limiters = createRateLimiters(config.rateLimit, { logger, retryAfter, backend: async () => redisBackendOf(await stores.get()) })
@@ -188,12 +208,10 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     time: number
   ): Promise<Admitted | undefined> {
     const hash = hashKey(token)
-    let entry: KeyEntry
+    let entry: KeyRead
     try {
-      entry =
-        token === ''
-          ? { record: undefined, account: undefined, version: undefined }
-          : (keyCache.cached(open, hash, time) ?? (await keyCache.lookup(open, hash, time)))
+      const read = token === '' ? noKey : readKey(open, hash, time)
+      entry = isPromiseLike(read) ? await read : read
     } catch (error) {
       logFailure('ERR_UV_STORE', 'key lookup failed', error)
       return void unavailable(res)
@@ -209,9 +227,9 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       try {
         const usage = overLimit(open, active.account.id, period, fields.count, limit)
         over = typeof usage === 'boolean' ? usage : await usage
-        // A 402 decided on a cached record must not come from a plan that changed meanwhile.
+        // A 402 decided without a consume must not come from a plan that changed since the key was read.
         if (over && attempt === 1) {
-          const current = await keyCache.revalidate(open, hash, entry, time)
+          const current = await readKey(open, hash, time, entry)
           if (current !== entry) {
             entry = current
             continue
@@ -256,8 +274,9 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
 
   /**
    * Step 5 for real, after a successful verification: consumes the units atomically (402 when
-   * they no longer fit). A cached record can turn out stale at the consume: the consume is undone
-   * and the key read again, so a revocation or plan change seen meanwhile still applies.
+   * they no longer fit). A key read (a cached one, on SQLite) can turn out older than the consume:
+   * the consume is undone and the key read again, so a revocation or plan change made meanwhile
+   * still applies.
    */
   async function charge(
     res: Response,
@@ -282,10 +301,10 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
         return void unavailable(res)
       }
       lastUsed.set(`${account.id}\u0000${period.id}`, consumed.used)
-      if (!keyCache.confirm(admitted.hash, entry, consumed) && attempt < 3) {
+      if (ranUnderNewerRecords(entry, consumed) && attempt < 3) {
         try {
           if (consumed.granted) await open.quota.refund(account.id, period.id, fields.count, day)
-          const fresh = await keyCache.lookup(open, admitted.hash, time)
+          const fresh = await readKey(open, admitted.hash, time, entry)
           if (!isKeyActive(fresh.record, fresh.account, time)) return void sendDetail(res, 401, details.invalidToken)
           entry = fresh as ActiveEntry
           limit = limitOf(entry.account)

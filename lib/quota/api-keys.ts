@@ -1,7 +1,7 @@
 // Accounts and API keys: key generation (256 random bits), SHA-256 digests, issuing, rotating, and when a key is active.
 import { createHash, randomBytes } from 'node:crypto'
 import { UserVerificationError, OptionsRangeError } from '../errors.js'
-import type { Account, KeyRecord, KeyStore } from '../types.js'
+import type { Account, KeyRead, KeyRecord, KeyStore } from '../types.js'
 
 /** Prefix of every API key, so leaked keys are easy to recognise and scan for. */
 export const keyPrefix = 'uv_'
@@ -34,6 +34,16 @@ export function isKeyActive(key: KeyRecord | undefined, account: Account | undef
   if (key === undefined || account === undefined || key.accountId !== account.id) return false
   if (key.revokedAt !== null || account.disabledAt !== null) return false
   return key.expiresAt === null || Date.parse(key.expiresAt) > now
+}
+
+/**
+ * A key and its account as they are now. Unknown, revoked and disabled keys take this same path
+ * (one combined read where the store has one), so a 401 does not tell them apart by its timing.
+ */
+export async function readKeyWithAccount(keys: KeyStore, hash: string): Promise<KeyRead> {
+  if (keys.getKeyWithAccount !== undefined) return keys.getKeyWithAccount(hash)
+  const record = await keys.getByHash(hash)
+  return { record, account: record === undefined ? undefined : await keys.getAccount(record.accountId) }
 }
 
 /** What the key-issuing functions return: the only time the key itself is seen. */

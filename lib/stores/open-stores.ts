@@ -2,6 +2,7 @@
 // Backend drivers are imported only when their URL is opened: Redis and PostgreSQL users install theirs (Keyv's convention).
 import { optionError, UserVerificationError, OptionsTypeError, StoreError } from '../errors.js'
 import type { KeyStore, Logger, QuotaStore, RedisStores, Stores } from '../types.js'
+import { cachedKeyReader } from './key-cache.js'
 import { KeyvKeyStore } from './keyv-key-store.js'
 import { MemoryKeyStore, MemoryQuotaStore } from './memory-store.js'
 import { PostgresQuotaStore } from './postgres-quota-store.js'
@@ -33,7 +34,8 @@ const SCHEMES = 'user-verification: `store` must be a sqlite://, redis://, postg
  * - `memory://` — in-process Maps (tests; `localKeys: true`).
  * - `sqlite://<path>` — `sqlite://./user-verification.sqlite`, `sqlite:///abs/path.sqlite`,
  *   `sqlite://:memory:`; on Node's built-in node:sqlite (Node >= 22.13; older Node needs the
- *   `sqlite3` package); keys through Keyv on the same driver, quota through conditional UPSERTs.
+ *   `sqlite3` package); keys through Keyv on the same driver, quota through conditional UPSERTs,
+ *   and `readKey`, an exact key-record cache (key-cache.ts).
  * - `redis://…` / `rediss://…` — needs `@keyv/redis`; keys through Keyv + @keyv/redis, quota
  *   through Lua scripts; one shared client, offline queue off (commands fail fast while
  *   disconnected), reconnecting by itself.
@@ -101,7 +103,8 @@ async function openSqlite(path: string, namespace: string, logger: Logger): Prom
       { cause: error }
     )
   }
-  return pair(keys, quota)
+  // Keys are read through an exact cache checked against the consume's key-records version (key-cache.ts).
+  return { ...pair(keys, quota), readKey: cachedKeyReader() }
 }
 
 async function openRedis(

@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { issueKey } from '../../lib/quota/api-keys.js'
+import { hashKey, issueKey } from '../../lib/quota/api-keys.js'
 import { periodOf } from '../../lib/quota/plans.js'
 import { openStores } from '../../lib/stores/open-stores.js'
+import { createServerMetrics } from '../../server/metrics.js'
 import { startApi } from '../fixtures/create-api.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
 
@@ -137,4 +138,80 @@ t.test('unknown and revoked keys take the same path to 401: the same store calls
   const unknownPath = await pathOf(unknown)
   t.ok(revokedPath.length > 0, `the store is asked every time (${revokedPath.length / 5} calls a request)`)
   t.strictSame(revokedPath, unknownPath, 'the same calls, in the same order, for a revoked and an unknown key')
+})
+
+t.test("SQLite's readKey: a cached key is answered at once, the same record, without a read or a promise", async (t) => {
+  const url = `sqlite://${join(dir, 'read-key.sqlite')}`
+  const stores = await openStores(url)
+  t.teardown(() => stores.close())
+  const readKey = stores.readKey!.bind(stores)
+  const issued = await issueKey(stores.keys, 'pro')
+  const hash = hashKey(issued.key)
+  const now = Date.now()
+  const first = readKey(hash, now)
+  t.ok(first instanceof Promise, 'the first read goes to the store')
+  const read = await first
+  t.equal(read.record?.id, issued.id)
+  t.equal(read.account?.id, issued.account)
+  t.equal(read.version, await stores.quota.keysVersion!(), 'read under the current version')
+  // The SQLite key store reads a key and its account in one call.
+  let reads = 0
+  const getKeyWithAccount = stores.keys.getKeyWithAccount!.bind(stores.keys)
+  stores.keys.getKeyWithAccount = (hash) => {
+    reads++
+    return getKeyWithAccount(hash)
+  }
+  t.equal(readKey(hash, now), read, 'the second read: the same record, not a promise')
+  t.equal(reads, 0)
+  for (let i = 0; i < 2; i++) {
+    const unknown = readKey(hashKey('uv_unknown'), now)
+    t.ok(unknown instanceof Promise, 'an unknown key is read every time (never cached)')
+    t.equal((await unknown).record, undefined)
+  }
+  t.equal(reads, 2)
+})
+
+t.test("SQLite's readKey with a held record: itself while current, a fresh read after another process's write", async (t) => {
+  const url = `sqlite://${join(dir, 'read-key-held.sqlite')}`
+  const stores = await openStores(url)
+  const cli = await openStores(url)
+  t.teardown(async () => {
+    await cli.close()
+    await stores.close()
+  })
+  const issued = await issueKey(cli.keys, 'free')
+  const hash = hashKey(issued.key)
+  const now = Date.now()
+  const held = await stores.readKey!(hash, now)
+  t.equal(await stores.readKey!(hash, now, held), held, 'nothing changed: the held record')
+  await cli.keys.updateAccount(issued.account, { plan: 'pro' })
+  t.equal(stores.readKey!(hash, now), held, 'without asking, the cache still answers (the consume will tell)')
+  const current = await stores.readKey!(hash, now, held)
+  t.not(current, held)
+  t.equal(current.account?.plan, 'pro', 'read afresh')
+  t.ok(current.version! > held.version!, 'under the newer version')
+  t.equal(stores.readKey!(hash, now), current, 'and cached from then on')
+  // Before a fresh read, a consume reports the newer version: that is how the middleware learns it.
+  await cli.keys.update(issued.id, { revokedAt: new Date(now).toISOString() })
+  const consumed = await stores.quota.consume(issued.account, periodOf(now).id, 1, 10, now + 86_400_000)
+  t.ok(consumed.keysVersion! > current.version!, 'the consume reports the revocation by its version')
+  const revoked = await stores.readKey!(hash, now, current)
+  t.not(revoked.record?.revokedAt, null, 'the held record is replaced by the revoked one')
+  const again = stores.readKey!(hash, now)
+  t.ok(again instanceof Promise, 'a revoked key is not cached')
+  t.not((await again).record?.revokedAt, null)
+})
+
+t.test("readKey reads through the stores it is called on: the server's timed stores still time every key read", async (t) => {
+  const stores = await openStores(`sqlite://${join(dir, 'read-key-timed.sqlite')}`)
+  t.teardown(() => stores.close())
+  const metrics = createServerMetrics({ metrics: () => ({ responses: {}, aborted: 0, inFlight: 0, unitsConsumed: 0, unitsRefunded: 0 }) })
+  t.teardown(() => metrics.close())
+  const timed = metrics.instrumentStores(stores)
+  const issued = await issueKey(stores.keys, 'pro')
+  const read = await timed.readKey!(hashKey(issued.key), Date.now())
+  t.equal(read.record?.id, issued.id)
+  const text = await metrics.render()
+  for (const call of ['store="quota",call="keysVersion"', 'store="keys",call="getKeyWithAccount"'])
+    t.match(text, `uv_store_call_duration_seconds_count{${call}} 1`, `${call} is timed`)
 })
