@@ -1,6 +1,4 @@
 // Property-based fuzzing of the HTTP surface (fast-check): no 5xx, JSON errors with detail, no crash, flat memory, no prototype pollution.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { gzipSync } from 'node:zlib'
@@ -11,6 +9,7 @@ import { userVerification } from '../../lib/http/middleware.js'
 import { defaultPlans } from '../../lib/quota/plans.js'
 import { createApp } from '../../server/app.js'
 import { captureLogger, memoryStores } from '../fixtures/create-api.js'
+import { listen } from '../fixtures/listen.js'
 import { buildRequest, RawConnection, rawRequest, type RawResponse, type Target } from '../fixtures/raw-http.js'
 import { testVerifiers, testZone } from '../fixtures/test-verifiers.js'
 
@@ -35,15 +34,8 @@ const stores = memoryStores()
 const plans = { ...defaultPlans, fuzz: 1_000_000_000 }
 const middleware = userVerification({ ...verifiers, store: stores, logger, plans, dnsCache: { max: 200 } })
 await middleware.ready
-const server: Server = createServer(createApp(middleware, { ...logger, info: () => {} }))
-server.listen(0, '127.0.0.1')
-await new Promise((resolve) => server.once('listening', resolve))
-const target: Target = { host: '127.0.0.1', port: (server.address() as AddressInfo).port }
-t.teardown(async () => {
-  server.closeAllConnections()
-  await new Promise((resolve) => server.close(resolve))
-  await middleware.close()
-})
+const { url } = await listen(createApp(middleware, { ...logger, info: () => {} }), t, () => middleware.close())
+const target: Target = { host: '127.0.0.1', port: Number(new URL(url).port) }
 const { key } = await issueKey(stores.keys, 'fuzz')
 const revoked = await issueKey(stores.keys, 'fuzz')
 await stores.keys.update(revoked.id, { revokedAt: new Date().toISOString() })

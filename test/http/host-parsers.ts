@@ -1,11 +1,11 @@
 // The host-app contract: whatever body parser the host mounted first, a bad body on the API path gets the API's JSON answer and reaches no log.
-import type { AddressInfo } from 'node:net'
 import { request } from 'node:http'
 import express, { type Express } from 'express'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { userVerification } from '../../lib/http/middleware.js'
 import { issueKey } from '../../lib/quota/api-keys.js'
 import { captureLogger, memoryStores } from '../fixtures/create-api.js'
+import { listen } from '../fixtures/listen.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
 
 // A marker that must never appear in a log line or on stderr.
@@ -35,7 +35,8 @@ t.before(async () => {
   verifiers = await testVerifiers(t)
 })
 
-async function start(host: (app: Express) => void, mountOnRouter = false) {
+/** The API behind `host`'s parsers on a loopback port, served until `t` ends. */
+async function start(t: Test, host: (app: Express) => void, mountOnRouter = false) {
   const logger = captureLogger()
   const stores = memoryStores()
   const { key } = await issueKey(stores.keys, 'pro')
@@ -48,19 +49,8 @@ async function start(host: (app: Express) => void, mountOnRouter = false) {
     router.use('/api/v1', middleware)
     app.use(router)
   } else app.use('/api/v1', middleware)
-  const server = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    url,
-    key,
-    logger,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-      await middleware.close()
-    }
-  }
+  const { url } = await listen(app, t, () => middleware.close())
+  return { url, key, logger }
 }
 
 const hosts: Array<[string, (app: Express) => void]> = [
@@ -103,7 +93,7 @@ t.test('every host parser setup answers like the API alone, in JSON', async (t) 
   ]
   const answers = new Map<string, Raw[]>()
   for (const [name, setup] of hosts) {
-    const api = await start(setup)
+    const api = await start(t, setup)
     for (const [label, body, headers] of cases) {
       const reply = await send(api.url, body, { ...headers, 'x-api-token': api.key })
       t.match(reply.type, /^application\/json/, `${name}, ${label}: JSON (${reply.status})`)
@@ -116,7 +106,6 @@ t.test('every host parser setup answers like the API alone, in JSON', async (t) 
       0,
       `${name}: no body in the logs`
     )
-    await api.close()
   }
   t.equal(written.filter((chunk) => chunk.includes(SECRET)).length, 0, 'no body on stderr')
   // The API's own answers (no host parser) are the reference for every setup.
@@ -143,8 +132,7 @@ t.test('every host parser setup answers like the API alone, in JSON', async (t) 
 })
 
 t.test('mounted on a Router behind a parser: one warning that says how to fix it', async (t) => {
-  const api = await start((app) => app.use(express.json()), true)
-  t.teardown(api.close)
+  const api = await start(t, (app) => app.use(express.json()), true)
   for (let i = 0; i < 3; i++) {
     const reply = await send(api.url, JSON.stringify({ model: 'user_verification', email: SECRET }), {
       'content-type': 'application/json',
