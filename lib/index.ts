@@ -21,6 +21,8 @@ export type { IssuedKey, NewAccount } from './quota/api-keys.js'
 export { defaultPlans, periodOf, planTable } from './quota/plans.js'
 export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'
+// The exact key-record cache SQLite's stores use, for a custom store pair with `keysVersion`: `readKey: cachedKeyReader()`.
+export { cachedKeyReader } from './stores/key-cache.js'
 // Rate-limit counters that live where the API's do (Redis when the store is Redis), for the dashboard's routes.
 export { sharedCounterStore } from './http/rate-limit.js'
 // The OpenAPI 3.1 document of the API, for host apps that serve it (and path groups to extend it).

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { hashKey, issueKey } from '../../lib/quota/api-keys.js'
 import { periodOf } from '../../lib/quota/plans.js'
+import { cachedKeyReader } from '../../lib/index.js'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { createServerMetrics } from '../../server/metrics.js'
 import { startApi } from '../fixtures/create-api.js'
@@ -214,4 +215,23 @@ t.test("readKey reads through the stores it is called on: the server's timed sto
   const text = await metrics.render()
   for (const call of ['store="quota",call="keysVersion"', 'store="keys",call="getKeyWithAccount"'])
     t.match(text, `uv_store_call_duration_seconds_count{${call}} 1`, `${call} is timed`)
+})
+
+t.test('a hand-built store pair with keysVersion gets the same cache from the public cachedKeyReader', async (t) => {
+  const opened = await openStores(`sqlite://${join(dir, 'hand-built.sqlite')}`)
+  t.teardown(() => opened.close())
+  let reads = 0
+  const getKeyWithAccount = opened.keys.getKeyWithAccount!.bind(opened.keys)
+  opened.keys.getKeyWithAccount = (hash) => {
+    reads++
+    return getKeyWithAccount(hash)
+  }
+  const stores = { keys: opened.keys, quota: opened.quota, close: async () => {}, readKey: cachedKeyReader() }
+  const api = await startApi({ ...verifiers, store: stores })
+  t.teardown(() => api.close())
+  const issued = await issueKey(stores.keys, 'pro')
+  for (let i = 0; i < 5; i++) t.equal((await api.post(one, { token: issued.key })).status, 200)
+  t.equal(reads, 1, 'the key was read once for 5 requests')
+  await stores.keys.update(issued.id, { revokedAt: new Date().toISOString() })
+  t.equal((await api.post(one, { token: issued.key })).status, 401, 'and a revocation still applies to the next request')
 })
