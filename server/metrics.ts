@@ -227,6 +227,9 @@ async function clusterMetricsFromPrimary(): Promise<string> {
       waiting.delete(message.id)
     })
   }
+  // After the primary died (the worker is finishing its requests), process.send would emit an
+  // 'error' event nobody listens to, and the throw would end the worker mid-request.
+  if (!process.connected) throw new Error('the primary is gone; no cluster metrics')
   const id = ++nextId
   const answer = await new Promise<MetricsMessage>((resolve, reject) => {
     const timer = setTimeout(() => {

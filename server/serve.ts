@@ -214,7 +214,8 @@ export async function serve(settings: ServeSettings): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return
     stopping = true
-    logger.info('shutting down', { signal })
+    if (signal === primaryGone) logger.warn('shutting down', { reason: primaryGone })
+    else logger.info('shutting down', { signal })
     metricsServer?.close()
     server.close(async () => {
       metrics.close()
@@ -230,7 +231,25 @@ export async function serve(settings: ServeSettings): Promise<void> {
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+  // A worker whose primary died (kill -9, OOM) loses its IPC channel. Node's cluster code then
+  // calls process.exit() at once unless `cluster.worker.exitedAfterDisconnect` is true (the Node
+  // docs of `worker.process` say so), which would cut off requests whose units were already
+  // consumed: charged without a 200. This listener runs before Node's own (prepended), marks the
+  // disconnect as expected, and stops as on SIGTERM instead: no new connections arrive (the primary
+  // accepted them and handed them over; its listening socket died with it, and closing this
+  // worker's handle only drops its entry), the requests in flight finish and are answered, idle
+  // keep-alive connections close, then the process exits 0, or 1 after the 10 s bound.
+  // See CONTRIBUTING.md#how-a-request-flows: a unit is charged only for a 200.
+  if (cluster.isWorker) {
+    process.prependOnceListener('disconnect', () => {
+      if (cluster.worker) cluster.worker.exitedAfterDisconnect = true
+      stop(primaryGone)
+    })
+  }
 }
+
+/** The reason a worker logs when it shuts down because its primary went away. */
+const primaryGone = 'primary gone'
 
 /** `{"detail":"<reason phrase>"}` with `status`, closing the connection: for answers Node would give empty. */
 function answerJson(res: ServerResponse, status: number): void {
