@@ -24,6 +24,8 @@ export const errorCodes = {
   WRN_UV_CONNECTIONS: 'The server reached its cap on open connections (--max-connections); new connections are dropped until some close.',
   WRN_UV_CONNECTIONS_PER_ADDRESS:
     'One client address (IPv6: its /56) reached its cap on open connections (--max-connections-per-address); its new connections are closed until some of its own close.',
+  WRN_UV_PIPELINING:
+    'A connection had more than 32 pipelined requests waiting for the answers before theirs; it was closed (none of them was charged).',
   WRN_UV_REFUNDED:
     'Units consumed for requests whose client left before their answer were given back (at most one line a minute, with the count).',
   WRN_UV_PURGE: 'Deleting expired quota rows failed; the store keeps working and the next purge retries.',

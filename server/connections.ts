@@ -1,6 +1,7 @@
-// Connection-level guards of `serve`: a cap on open connections per client address, and a JSON
-// answer to CONNECT (which Node hands to a 'connect' listener, or else closes without a byte).
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
+// Connection-level guards of `serve`: a cap on open connections per client address, a cap on
+// pipelined requests waiting on one connection, and a JSON answer to CONNECT (which Node hands to
+// a 'connect' listener, or else closes without a byte).
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ipKeyGenerator } from 'express-rate-limit'
@@ -8,6 +9,23 @@ import type { Logger } from '../lib/index.js'
 
 /** How long a refused client has to read its answer before its socket is destroyed, in ms. */
 const lingerMs = 1000
+
+/** Pipelined requests one connection may have waiting for the answers before theirs. */
+export const maxQueuedPerConnection = 32
+
+/** A warning logged at most once per 10 s, with the count of events since the last line. */
+export function throttledWarning(logger: Logger, code: string, message: string, fields: Record<string, unknown> = {}): () => void {
+  let loggedAt = 0
+  let count = 0
+  return () => {
+    count++
+    const now = Date.now()
+    if (now - loggedAt < 10_000) return
+    loggedAt = now
+    logger.warn(message, { code, ...fields, count })
+    count = 0
+  }
+}
 
 /** The default per-address cap: a quarter of the process's cap, so one client leaves room for others. */
 export function defaultPerAddress(maxConnections: number): number {
@@ -23,8 +41,14 @@ export function defaultPerAddress(maxConnections: number): number {
 export function capConnectionsPerAddress(server: Server, max: number, logger: Logger): void {
   if (max <= 0) return
   const open = new Map<string, number>()
-  let loggedAt = 0
-  let refused = 0
+  const warn = throttledWarning(
+    logger,
+    'WRN_UV_CONNECTIONS_PER_ADDRESS',
+    'connection cap per client address reached; its new connections are closed',
+    {
+      maxPerAddress: max
+    }
+  )
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress
     // Gone already (reset before we saw it): nothing to count.
@@ -33,18 +57,7 @@ export function capConnectionsPerAddress(server: Server, max: number, logger: Lo
     const count = open.get(group) ?? 0
     if (count >= max) {
       socket.destroy()
-      refused++
-      const now = Date.now()
-      if (now - loggedAt >= 10_000) {
-        loggedAt = now
-        logger.warn('connection cap per client address reached; its new connections are closed', {
-          code: 'WRN_UV_CONNECTIONS_PER_ADDRESS',
-          maxPerAddress: max,
-          refused
-        })
-        refused = 0
-      }
-      return
+      return warn()
     }
     open.set(group, count + 1)
     socket.once('close', () => {
@@ -53,6 +66,32 @@ export function capConnectionsPerAddress(server: Server, max: number, logger: Lo
       else open.set(group, left)
     })
   })
+}
+
+/**
+ * Node parses every request a client pipelines and queues their answers, however many: a client
+ * that sends thousands on one connection and never reads would hold that many requests in memory.
+ * Returns a check for each request that closes its connection once more than `max` requests wait
+ * behind an unwritten answer (none of them has been worked on: the middleware takes a pipelined
+ * request only in its turn). Browsers do not pipeline; clients that do rarely go past a few.
+ */
+export function limitPipelining(max: number, logger: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const waiting = new WeakMap<Socket, number>()
+  const warn = throttledWarning(logger, 'WRN_UV_PIPELINING', 'a connection pipelined too many requests; it was closed', { maxQueued: max })
+  return (req, res) => {
+    // An answer with a socket is the connection's current one: nothing waits in front of it.
+    if (res.socket !== null) return false
+    const socket = req.socket
+    const count = (waiting.get(socket) ?? 0) + 1
+    if (count > max) {
+      if (!socket.destroyed) warn()
+      socket.destroy()
+      return true
+    }
+    waiting.set(socket, count)
+    res.once('socket', () => waiting.set(socket, (waiting.get(socket) ?? 1) - 1))
+    return false
+  }
 }
 
 /** Writes a whole HTTP/1.1 answer `{ detail }` on a raw socket, then destroys it (soon, if the client does not read). */

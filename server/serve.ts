@@ -6,7 +6,15 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { issueKey, openStores, userVerification, type EmailVerifierOptions, type IssuedKey, type Stores } from '../lib/index.js'
 import { apiPath, createApp } from './app.js'
-import { answerConnect, answerOnSocket, capConnectionsPerAddress, defaultPerAddress } from './connections.js'
+import {
+  answerConnect,
+  answerOnSocket,
+  capConnectionsPerAddress,
+  defaultPerAddress,
+  limitPipelining,
+  maxQueuedPerConnection,
+  throttledWarning
+} from './connections.js'
 import { loadAdminToken } from './dashboard.js'
 import { createJsonLogger } from './logger.js'
 import { createServerMetrics, serveClusterMetrics } from './metrics.js'
@@ -165,6 +173,7 @@ export async function serve(settings: ServeSettings): Promise<void> {
   // Slow clients must not hold sockets open: bounded header and whole-request times. Node enforces
   // both from a periodic sweep (every 30 s by default), so sweep often enough to cut on time.
   // Node's own answer to a request without Host is an empty 400: answer it in JSON below instead.
+  const pipelinedTooDeep = limitPipelining(maxQueuedPerConnection, logger)
   const server: Server = createServer(
     {
       headersTimeout,
@@ -174,6 +183,7 @@ export async function serve(settings: ServeSettings): Promise<void> {
       requireHostHeader: false
     },
     (req, res) => {
+      if (pipelinedTooDeep(req, res)) return
       if (req.headers.host === undefined && req.httpVersion === '1.1') return answerJson(res, 400)
       // While stopping, keep-alive clients would keep the server busy forever: close after each answer.
       if (stopping) res.setHeader('Connection', 'close')
@@ -188,16 +198,12 @@ export async function serve(settings: ServeSettings): Promise<void> {
   // so idle sockets cannot take the process to EMFILE; the headers timeout frees the held ones.
   server.maxConnections = maxConnections ?? defaultMaxConnections()
   capConnectionsPerAddress(server, maxConnectionsPerAddress ?? defaultPerAddress(server.maxConnections), logger)
-  let dropsLogged = 0
-  server.on('drop', () => {
-    const now = Date.now()
-    if (now - dropsLogged < 10_000) return
-    dropsLogged = now
-    logger.warn('connection cap reached; new connections are dropped', {
-      code: 'WRN_UV_CONNECTIONS',
+  server.on(
+    'drop',
+    throttledWarning(logger, 'WRN_UV_CONNECTIONS', 'connection cap reached; new connections are dropped', {
       maxConnections: server.maxConnections
     })
-  })
+  )
   server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)

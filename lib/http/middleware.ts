@@ -395,6 +395,29 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     })
   }
 
+  /**
+   * A pipelined request queued behind answers not yet written has no socket until its turn (Node
+   * assigns it when the answer before it finishes): it is worked on only then. A queued answer to
+   * a connection that closed is dropped without a 'close' event, so a unit charged for it could
+   * never be given back; and one request per connection at a time keeps a client that pipelines
+   * a thousand requests from running them all at once.
+   */
+  function waitForTurn(req: Request, res: Response, go: () => void): void {
+    const turn = (): void => {
+      req.off('close', gone)
+      go()
+    }
+    // The request closes early only when its connection went (a host's body parser may have read
+    // it to the end, which closes it too: then its turn still comes, or it never does).
+    const gone = (): void => {
+      if (!req.socket.destroyed) return
+      res.off('socket', turn)
+      metrics.aborted++
+    }
+    res.once('socket', turn)
+    req.once('close', gone)
+  }
+
   const router = express.Router()
   const readBody = express.text({ type: () => true, limit: config.bodyLimit, defaultCharset: 'utf-8' })
   // Rate limits come first: their point is to refuse before any parsing or store work.
@@ -410,6 +433,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   // One route handler (size check, body, verification) rather than three: each step Express
   // dispatches costs about as much as a name prediction.
   function verificationRoute(req: Request, res: Response, next: NextFunction): void {
+    if (res.socket === null) return waitForTurn(req, res, () => verificationRoute(req, res, next))
     if (Number(req.headers['content-length']) > config.bodyLimit) {
       res.setHeader('Connection', 'close')
       return sendDetail(res, 413, details.tooLarge)
