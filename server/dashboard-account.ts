@@ -1,7 +1,7 @@
 // The account view's API: signed in with any active key of the account, it reads the plan, usage and keys and creates, rotates and revokes keys.
 import express from 'express'
 import { addKey, isKeyActive, periodOf, rotateKey, type Account, type KeyRecord, type QuotaStore, type Stores } from '../lib/index.js'
-import { requireKey, signedIn } from './dashboard-auth.js'
+import { readKey, requireKey, signedIn } from './dashboard-auth.js'
 import {
   bodyOf,
   bounded,
@@ -76,6 +76,7 @@ export function accountRoutes(
   const { plans, now, audit } = settings
   const router = express.Router({ strict: true })
   const signIn = requireKey(middleware, now)
+  const retiring = 'This key is being retired after a rotation: sign in with the new key to manage keys'
 
   /**
    * Managing keys needs a key that is not being retired: a rotation's old key keeps verifying for
@@ -83,9 +84,30 @@ export function accountRoutes(
    * key, rotate or revoke the new one (attacker finding F8). It may still read the account.
    */
   function managing(_req: express.Request, res: express.Response, next: express.NextFunction): void {
-    if (signedIn(res).key.expiresAt !== null)
-      return sendDetail(res, 403, 'This key is being retired after a rotation: sign in with the new key to manage keys')
+    if (signedIn(res).key.expiresAt !== null) return sendDetail(res, 403, retiring)
     next()
+  }
+
+  /**
+   * The signing-in key checked again after this request wrote a key (attacker finding F3): the
+   * sign-in check ran before the write, so a revocation (or a disabled account, or a rotation
+   * into grace) committed in between would otherwise leave a key minted by a key no longer
+   * allowed to mint. Reading after our own write holds across processes and instances: whichever
+   * revocation committed before this read is seen. `ownGrace` is the grace end this request gave
+   * the signing-in key itself (a rotation of itself), which does not count as retiring it.
+   * Returns the refusal to answer (401: no longer active; 403: now being retired), or `undefined`.
+   */
+  async function refusalAfterWrite(res: express.Response, open: Stores, ownGrace: string | null = null) {
+    const { key } = signedIn(res)
+    const { record, account } = await readKey(open, key.hash)
+    if (!isKeyActive(record, account, now())) return { status: 401, detail: 'Invalid API token' }
+    if (record!.expiresAt !== null && record!.expiresAt !== ownGrace) return { status: 403, detail: retiring }
+    return undefined
+  }
+
+  /** Revokes a key this request wrote but may not hand out. */
+  async function withdraw(open: Stores, id: string): Promise<void> {
+    await bounded(open.keys.update(id, { revokedAt: new Date(now()).toISOString() }))
   }
 
   /** The stores (already opened by the sign-in), or a 503 answered. */
@@ -117,6 +139,11 @@ export function accountRoutes(
     const open = await stores(res)
     if (!open) return
     const issued = await bounded(addKey(open.keys, account.id, text(bodyOf(req), 'label', 60) ?? null, now()))
+    const refused = await refusalAfterWrite(res, open)
+    if (refused) {
+      await withdraw(open, issued.id)
+      return sendDetail(res, refused.status, refused.detail)
+    }
     audit({ actor: key.id, action: 'key.create', account: account.id, key: issued.id })
     sendJson(res, 201, { id: issued.id, key: issued.key, label: issued.label })
   })
@@ -146,6 +173,15 @@ export function accountRoutes(
     const time = now()
     if (!isKeyActive(target, account, time)) return sendDetail(res, 409, 'This key is revoked or expired; create a new key instead')
     const rotated = await bounded(rotateKey(open.keys, target.id, grace * 1000, time))
+    const refused = await refusalAfterWrite(res, open, target.id === key.id ? rotated.previous.expiresAt : null)
+    if (refused) {
+      // The rotation does not count: the new key is withdrawn and the old one gets back the end it had.
+      await withdraw(open, rotated.id)
+      const current = await bounded(open.keys.getById(target.id))
+      if (current?.expiresAt === rotated.previous.expiresAt && current.expiresAt !== target.expiresAt)
+        await bounded(open.keys.update(target.id, { expiresAt: target.expiresAt }))
+      return sendDetail(res, refused.status, refused.detail)
+    }
     audit({ actor: key.id, action: 'key.rotate', account: account.id, key: rotated.id, previous: target.id })
     sendJson(res, 201, { id: rotated.id, key: rotated.key, label: rotated.label, previous: keyView(rotated.previous, account, time) })
   })

@@ -6,6 +6,7 @@ import { requireAdmin } from './dashboard-auth.js'
 import {
   bodyOf,
   bounded,
+  isDuplicateAccount,
   monthToDate,
   readJson,
   sendDetail,
@@ -95,7 +96,14 @@ export function adminRoutes(
       return sendDetail(res, 409, 'An account with this email address exists already')
     }
     const time = now()
-    const account = await bounded(createAccount(open.keys, { name, email: email ?? null, plan }, time))
+    let account: Account
+    try {
+      account = await bounded(createAccount(open.keys, { name, email: email ?? null, plan }, time))
+    } catch (error) {
+      // Two creates for one address at once: the store's unique email decides, the loser gets 409.
+      if (isDuplicateAccount(error)) return sendDetail(res, 409, 'An account with this email address exists already')
+      throw error
+    }
     const issued = await bounded(addKey(open.keys, account.id, text(body, 'label', 60) ?? null, time))
     audit({ actor: 'admin', action: 'account.create', account: account.id, key: issued.id, plan })
     sendJson(res, 201, { account, key: { id: issued.id, key: issued.key, label: issued.label } })

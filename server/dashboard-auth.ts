@@ -67,6 +67,18 @@ export function signedIn(res: Response): SignedIn {
   return res.locals.signedIn as SignedIn
 }
 
+/** A key and its account as the store holds them now (one round trip where the store can read both together). */
+export async function readKey(stores: Stores, hash: string): Promise<{ record: KeyRecord | undefined; account: Account | undefined }> {
+  return stores.keys.getKeyWithAccount
+    ? bounded(stores.keys.getKeyWithAccount(hash))
+    : bounded(
+        stores.keys.getByHash(hash).then(async (record) => ({
+          record,
+          account: record === undefined ? undefined : await stores.keys.getAccount(record.accountId)
+        }))
+      )
+}
+
 /** Lets the request through with `res.locals.signedIn` when `X-API-Token` is an active key; 401 otherwise. */
 export function requireKey(middleware: UserVerificationMiddleware, now: () => number): RequestHandler {
   return async function keySignIn(req: Request, res: Response, next: NextFunction) {
@@ -77,16 +89,7 @@ export function requireKey(middleware: UserVerificationMiddleware, now: () => nu
     if (!stores) return unavailable(res)
     let found: SignedIn | undefined
     try {
-      const hash = hashKey(token)
-      // Where the store can read a key and its account together, one round trip instead of two.
-      const { record: key, account } = stores.keys.getKeyWithAccount
-        ? await bounded(stores.keys.getKeyWithAccount(hash))
-        : await bounded(
-            stores.keys.getByHash(hash).then(async (record) => ({
-              record,
-              account: record === undefined ? undefined : await stores.keys.getAccount(record.accountId)
-            }))
-          )
+      const { record: key, account } = await readKey(stores, hashKey(token))
       if (key !== undefined && account !== undefined && isKeyActive(key, account, now())) found = { key, account }
     } catch {
       return unavailable(res)

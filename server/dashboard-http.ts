@@ -93,6 +93,15 @@ export function dashboardErrors(error: unknown, _req: Request, res: Response, ne
   unavailable(res)
 }
 
+/**
+ * Whether a store refused an account because its id or email is taken (`ERR_UV_DUPLICATE_ACCOUNT`):
+ * the loser of two creates for one address, which answers 409 like the check before it would have
+ * (attacker finding F5: it fell through to the 503 of a failed store).
+ */
+export function isDuplicateAccount(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_UV_DUPLICATE_ACCOUNT'
+}
+
 /** The current month's days as `YYYY-MM-DD` bounds: the first of the month and today (UTC). */
 export function monthToDate(now: number): { from: string; to: string } {
   const today = new Date(now).toISOString().slice(0, 10)

@@ -1,7 +1,18 @@
 // Self-serve sign-up: a name and an email, screened by this product's own checks, become an account and its first key.
 import express from 'express'
 import { addKey, createAccount, type Stores, type UserVerificationMiddleware, type Verifier } from '../lib/index.js'
-import { bodyOf, bounded, readJson, sendDetail, sendJson, storesOf, text, unavailable, type AuditLog } from './dashboard-http.js'
+import {
+  bodyOf,
+  bounded,
+  isDuplicateAccount,
+  readJson,
+  sendDetail,
+  sendJson,
+  storesOf,
+  text,
+  unavailable,
+  type AuditLog
+} from './dashboard-http.js'
 
 /** Why a sign-up was refused: the field it concerns and a sentence for the form. */
 interface Refusal {
@@ -61,7 +72,7 @@ export function signupRoutes(
       accountId = (await bounded(createAccount(open.keys, { name, email, plan }, time))).id
     } catch (error) {
       // Two sign-ups for one address at once: the store's unique email decides, the loser gets 409.
-      if ((await bounded(open.keys.getAccountByEmail(email))) !== undefined) return taken()
+      if (isDuplicateAccount(error)) return taken()
       throw error
     }
     const issued = await bounded(addKey(open.keys, accountId, 'default', time))
