@@ -13,6 +13,7 @@ import {
   pickKeyPatch,
   unknownAccountError
 } from './store-args.js'
+import { throttled } from './throttled-log.js'
 import { withTimeout } from './with-timeout.js'
 
 /** Options of {@link KeyvKeyStore}. */
@@ -97,9 +98,11 @@ export class KeyvKeyStore implements KeyStore {
     this.#close = options.close
     this.#timeout = options.timeout
     this.#onChange = options.onChange
-    const logger = options.logger ?? console
+    // Keyv emits 'error' for every failed call, and in an outage every request fails one (each
+    // answered 503 and logged by the middleware's own throttle): one line per cause per 10 s.
+    const log = throttled(options.logger ?? console)
     keyv.on('error', (error: unknown) => {
-      logger.error('user-verification: key store error', {
+      log('error', 'user-verification: key store error', {
         prefix: this.prefix,
         error: error instanceof Error ? error.message : String(error)
       })

@@ -9,6 +9,7 @@ import { PostgresQuotaStore } from './postgres-quota-store.js'
 import { RedisQuotaStore } from './redis-quota-store.js'
 import { SqliteKeyvAdapter } from './sqlite-keyv-adapter.js'
 import { SqliteQuotaStore } from './sqlite-quota-store.js'
+import { throttled } from './throttled-log.js'
 import { withTimeout } from './with-timeout.js'
 
 /** Options of {@link openStores}. */
@@ -324,17 +325,5 @@ function redact(url: string): string {
     return u.toString()
   } catch {
     return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@')
-  }
-}
-
-/** Logs each distinct message at most once per 10 s, so a reconnect loop does not flood the log. */
-function throttled(logger: Logger): (level: 'warn' | 'error', message: string) => void {
-  const last = new Map<string, number>()
-  return (level, message) => {
-    const now = Date.now()
-    if ((last.get(message) ?? 0) > now - 10_000) return
-    if (last.size > 100) last.clear()
-    last.set(message, now)
-    logger[level](message)
   }
 }

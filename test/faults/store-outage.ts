@@ -100,9 +100,45 @@ async function outageUnderLoad(t: Test, fault: Outage, outageMs: number): Promis
     failureLines.every((lines) => lines <= 8),
     `ERR_UV_STORE lines per instance: ${failureLines.join(', ')} for ${unavailable.length} 503s (at most 8: a few kinds, one per 10 s)`
   )
+  // The key store's own error line (one per failed Keyv call) is throttled the same way (F7 below).
+  const keyStoreLines = servers.map((s) => keyStoreErrorLines(s.stdout()))
+  t.ok(
+    keyStoreLines.every((lines) => lines <= 8),
+    `"key store error" lines per instance: ${keyStoreLines.join(', ')} (at most 8: a few causes, one per 10 s)`
+  )
   const after = await shoot(servers[0]!.url, pro.key, mixedBodies[0]!)
   t.equal(after.status, 200, 'and a request after the load succeeds')
 }
+
+/** Lines of `stdout` that are the key store's error line. */
+function keyStoreErrorLines(stdout: string): number {
+  return stdout.split('\n').filter((line) => line.includes('"user-verification: key store error"')).length
+}
+
+// Attacker finding F7: with its Redis killed, a server logged "user-verification: key store error"
+// once per request (608 lines for 600 requests), --quiet or not, where an outage is logged once per
+// cause and then at most once per 10 s.
+t.test(
+  'Redis killed (SIGKILL) under a burst: the key store error is logged once per cause (attacker finding F7)',
+  { skip: redisSkipReason() },
+  async (t) => {
+    const redis = await startPrivateRedis()
+    t.teardown(() => redis.close())
+    const server = await startServe(['--store', redis.url, '--dns-servers', dns.server, '--no-demo-key', '--quiet'])
+    t.teardown(() => server.stop('SIGKILL'))
+    const { key } = await createKey(redis.url, 'pro')
+    const load = runLoad({ url: server.url, token: key, bodies: mixedBodies, concurrency: 16, maxRequests: 20_000, durationMs: 3000 })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await redis.stop('SIGKILL')
+    const counts = byStatus(await load)
+    t.comment(`answers: ${JSON.stringify(counts)}`)
+    t.ok((counts[200] ?? 0) > 0, 'the burst was served before the kill')
+    t.ok((counts[503] ?? 0) >= 100, `and a hundred or more requests met the dead store (${counts[503] ?? 0} 503s)`)
+    const lines = keyStoreErrorLines(server.stdout())
+    t.ok(lines >= 1, 'the outage is logged')
+    t.ok(lines <= 6, `"key store error" lines: ${lines} for ${counts[503] ?? 0} 503s (at most one per cause in the 10 s window)`)
+  }
+)
 
 t.test('Redis stopped (SIGTERM) mid-load and restarted', { skip: redisSkipReason() }, async (t) => {
   // AOF on, fsync always: keys and usage must survive the restart for the books to balance.
