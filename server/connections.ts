@@ -5,6 +5,7 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ipKeyGenerator } from 'express-rate-limit'
+import { throttledWarning } from '../lib/errors.js'
 import type { Logger } from '../lib/index.js'
 
 /** How long a refused client has to read its answer before its socket is destroyed, in ms. */
@@ -12,20 +13,6 @@ const lingerMs = 1000
 
 /** Pipelined requests one connection may have waiting for the answers before theirs. */
 export const maxQueuedPerConnection = 32
-
-/** A warning logged at most once per 10 s, with the count of events since the last line. */
-export function throttledWarning(logger: Logger, code: string, message: string, fields: Record<string, unknown> = {}): () => void {
-  let loggedAt = 0
-  let count = 0
-  return () => {
-    count++
-    const now = Date.now()
-    if (now - loggedAt < 10_000) return
-    loggedAt = now
-    logger.warn(message, { code, ...fields, count })
-    count = 0
-  }
-}
 
 /** The default per-address cap: a quarter of the process's cap, so one client leaves room for others. */
 export function defaultPerAddress(maxConnections: number): number {
@@ -41,14 +28,7 @@ export function defaultPerAddress(maxConnections: number): number {
 export function capConnectionsPerAddress(server: Server, max: number, logger: Logger): void {
   if (max <= 0) return
   const open = new Map<string, number>()
-  const warn = throttledWarning(
-    logger,
-    'WRN_UV_CONNECTIONS_PER_ADDRESS',
-    'connection cap per client address reached; its new connections are closed',
-    {
-      maxPerAddress: max
-    }
-  )
+  const warn = throttledWarning(logger, 'WRN_UV_CONNECTIONS_PER_ADDRESS', 10_000)
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress
     // Gone already (reset before we saw it): nothing to count.
@@ -57,7 +37,7 @@ export function capConnectionsPerAddress(server: Server, max: number, logger: Lo
     const count = open.get(group) ?? 0
     if (count >= max) {
       socket.destroy()
-      return warn()
+      return warn('connection cap per client address reached; its new connections are closed', { maxPerAddress: max })
     }
     open.set(group, count + 1)
     socket.once('close', () => {
@@ -77,14 +57,14 @@ export function capConnectionsPerAddress(server: Server, max: number, logger: Lo
  */
 export function limitPipelining(max: number, logger: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
   const waiting = new WeakMap<Socket, number>()
-  const warn = throttledWarning(logger, 'WRN_UV_PIPELINING', 'a connection pipelined too many requests; it was closed', { maxQueued: max })
+  const warn = throttledWarning(logger, 'WRN_UV_PIPELINING', 10_000)
   return (req, res) => {
     // An answer with a socket is the connection's current one: nothing waits in front of it.
     if (res.socket !== null) return false
     const socket = req.socket
     const count = (waiting.get(socket) ?? 0) + 1
     if (count > max) {
-      if (!socket.destroyed) warn()
+      if (!socket.destroyed) warn('a connection pipelined too many requests; it was closed', { maxQueued: max })
       socket.destroy()
       return true
     }

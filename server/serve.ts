@@ -12,9 +12,9 @@ import {
   capConnectionsPerAddress,
   defaultPerAddress,
   limitPipelining,
-  maxQueuedPerConnection,
-  throttledWarning
+  maxQueuedPerConnection
 } from './connections.js'
+import { throttledWarning } from '../lib/errors.js'
 import { loadAdminToken } from './dashboard.js'
 import { createJsonLogger } from './logger.js'
 import { createServerMetrics, serveClusterMetrics } from './metrics.js'
@@ -198,12 +198,8 @@ export async function serve(settings: ServeSettings): Promise<void> {
   // so idle sockets cannot take the process to EMFILE; the headers timeout frees the held ones.
   server.maxConnections = maxConnections ?? defaultMaxConnections()
   capConnectionsPerAddress(server, maxConnectionsPerAddress ?? defaultPerAddress(server.maxConnections), logger)
-  server.on(
-    'drop',
-    throttledWarning(logger, 'WRN_UV_CONNECTIONS', 'connection cap reached; new connections are dropped', {
-      maxConnections: server.maxConnections
-    })
-  )
+  const warnDrop = throttledWarning(logger, 'WRN_UV_CONNECTIONS', 10_000)
+  server.on('drop', () => warnDrop('connection cap reached; new connections are dropped', { maxConnections: server.maxConnections }))
   server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
