@@ -138,6 +138,9 @@ export function accountRoutes(
     const { key, account } = signedIn(res)
     const open = await stores(res)
     if (!open) return
+    const label = bodyOf(req).label
+    // F8: a label that is not a string was dropped silently and the key made anyway.
+    if (label !== undefined && label !== null && typeof label !== 'string') return sendDetail(res, 400, 'label must be a string')
     const issued = await bounded(addKey(open.keys, account.id, text(bodyOf(req), 'label', 60) ?? null, now()))
     const refused = await refusalAfterWrite(res, open)
     if (refused) {

@@ -106,9 +106,15 @@ export function dashboardGroup(): PathGroup {
   // Every dashboard API path sits behind the per-address limit; admin and sign-up paths exist only when turned on.
   const perIp = errors({ '429': 'Too many requests from this address.' })
   const optional = errors({ '404': 'This part of the dashboard is turned off on this server.' })
+  // Every operation that reads a body (server/dashboard-http.ts readJson) may answer these; an operation's own 400 says more.
+  const bodyErrors = errors({
+    '400': 'The body is not JSON, or not a JSON object, or a member has the wrong type.',
+    '413': 'The body is larger than 4 KiB.'
+  })
   const op = (operationId: string, summary: string, extra: { responses: Record<string, unknown> } & Record<string, unknown>) => {
     const off = operationId.startsWith('admin') || operationId === 'dashboardSignup'
-    return { operationId, tags: [tag], summary, ...extra, responses: { ...perIp, ...(off ? optional : {}), ...extra.responses } }
+    const reads = extra.requestBody !== undefined ? bodyErrors : {}
+    return { operationId, tags: [tag], summary, ...extra, responses: { ...perIp, ...(off ? optional : {}), ...reads, ...extra.responses } }
   }
   return {
     tag: { name: tag, description: 'The usage dashboard’s API: an account view (signed in with a key) and an admin view.' },
@@ -182,7 +188,10 @@ export function dashboardGroup(): PathGroup {
       '/dashboard/api/keys': {
         post: op('dashboardCreateKey', 'Add a key to the signed-in account', {
           ...keyAuth,
-          requestBody: body(object('Optional label.', { label: { type: 'string' } })),
+          requestBody: {
+            required: false,
+            content: { 'application/json': { schema: object('Optional label.', { label: { type: 'string' } }) } }
+          },
           responses: {
             '201': jsonResponse('The new key (shown once).', issued),
             ...errors({ '403': 'The signing-in key is being retired after a rotation (it may verify and read, not manage keys).' }),

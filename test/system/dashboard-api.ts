@@ -211,7 +211,7 @@ t.test("a key acts only on its own account's keys; bad grace periods are refused
   for (const [body, status] of [
     ['{', 400],
     ['x'.repeat(5000), 413],
-    ['[1,2]', 201]
+    ['{"label":"ok"}', 201]
   ] as const) {
     const response = await fetch(`${app.url}/dashboard/api/keys`, {
       method: 'POST',
@@ -243,6 +243,50 @@ t.test("a key acts only on its own account's keys; bad grace periods are refused
   const view = await request(app.url, '/dashboard/api/account', { headers: as })
   t.notOk(JSON.stringify(view.body).includes('hash'), 'no key digests in the answer')
   t.equal(view.headers.get('cache-control'), 'no-store')
+})
+
+t.test('F8: every dashboard body is a JSON object with members of their documented types; 400 and 413 are documented', async (t) => {
+  const app = await startDashboardApp(t, { adminToken, signup: true, rateLimit: { perIp: 1000, signups: 1000 } })
+  const mine = await issueKey(app.stores.keys, 'free')
+  const target = await addKey(app.stores.keys, mine.account)
+  const as = { 'x-api-token': mine.key }
+  /** Sends `body` as it is and checks the answer against the OpenAPI document (an undocumented status fails). */
+  async function raw(method: string, path: string, headers: Record<string, string>, body: string) {
+    const response = await fetch(app.url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body })
+    const answer = (await response.json()) as Record<string, unknown>
+    checkResponse({ method, path, scope: 'server' }, { status: response.status, headers: response.headers, body: answer })
+    return { status: response.status, body: answer }
+  }
+  const operations: Array<[string, string, Record<string, string>]> = [
+    ['POST', '/dashboard/api/keys', as],
+    ['POST', `/dashboard/api/keys/${target.id}/rotate`, as],
+    ['POST', '/dashboard/api/signup', {}],
+    ['POST', '/dashboard/api/admin/accounts', admin],
+    ['PATCH', `/dashboard/api/admin/accounts/acct_000000000000`, admin]
+  ]
+  for (const [method, path, headers] of operations) {
+    for (const [body, status] of [
+      ['{', 400],
+      ['[]', 400],
+      ['"label"', 400],
+      ['5', 400],
+      ['null', 400],
+      [JSON.stringify({ label: 'x'.repeat(5000) }), 413]
+    ] as const) {
+      const reply = await raw(method, path, headers, body)
+      t.equal(reply.status, status, `${method} ${path.replace(/key_\w+/, ':id')} ${body.slice(0, 8)}: ${status}`)
+    }
+  }
+  const keysOf = async () => (await app.stores.keys.listByAccount(target.account)).length
+  const before = await keysOf()
+  for (const label of [5, true, { a: 1 }, ['x']]) {
+    const reply = await raw('POST', '/dashboard/api/keys', as, JSON.stringify({ label }))
+    t.strictSame([reply.status, typeof reply.body.detail], [400, 'string'], `label ${JSON.stringify(label)}: 400`)
+  }
+  t.equal(await keysOf(), before, 'no key made for a refused body')
+  t.equal((await raw('POST', '/dashboard/api/keys', as, JSON.stringify({ label: null }))).status, 201, 'a null label is no label')
+  const bare = await fetch(`${app.url}/dashboard/api/keys`, { method: 'POST', headers: as })
+  t.equal(bare.status, 201, 'no body at all is an empty object')
 })
 
 t.test('request log: dashboard routes by shape with ids as :id, anything else (other)', async (t) => {
