@@ -51,7 +51,12 @@ export function healthGroup(): PathGroup {
           operationId: 'metrics',
           tags: ['operations'],
           summary: 'Prometheus metrics',
-          responses: { '200': { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } } }
+          responses: {
+            '200': { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } },
+            '404': jsonResponse('Metrics are served on a listener of their own (`--metrics-port`), not on this port.', {
+              $ref: '#/components/schemas/NotFound'
+            })
+          }
         }
       },
       '/openapi.json': {
@@ -59,7 +64,25 @@ export function healthGroup(): PathGroup {
           operationId: 'openapi',
           tags: ['operations'],
           summary: 'This document',
-          responses: { '200': jsonResponse('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'paths'] }) }
+          responses: {
+            '200': jsonResponse('The OpenAPI 3.1 document.', {
+              type: 'object',
+              required: ['openapi', 'info', 'servers', 'tags', 'paths', 'components'],
+              additionalProperties: false,
+              properties: {
+                openapi: { type: 'string', const: '3.1.0' },
+                info: {
+                  type: 'object',
+                  required: ['title', 'version'],
+                  properties: { title: { type: 'string' }, version: { type: 'string' } }
+                },
+                servers: { type: 'array', items: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } } },
+                tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+                paths: { type: 'object' },
+                components: { type: 'object' }
+              }
+            })
+          }
         }
       }
     }

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { startDnsServer } from '../fixtures/dns-server.js'
 import { redisSkipReason, startPrivateRedis } from '../fixtures/private-redis.js'
 import { runCli, startServe } from '../fixtures/spawn-cli.js'
@@ -17,7 +18,7 @@ const freshStore = () => `sqlite://${join(dir, `store-${++n}.sqlite`)}`
 const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@acme-mail.com', firstname: 'Jane', lastname: 'Doe' })
 
 async function post(url: string, key: string) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': key }, body })
+  const response = await checkedFetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': key }, body })
   return { status: response.status, body: (await response.json()) as any }
 }
 
@@ -146,7 +147,7 @@ t.test('each warning once per server: the Redis durability warning under --worke
   t.teardown(() => redis.close())
   const server = await startServe(['--store', redis.url, '--workers', '2', '--no-demo-key'])
   t.teardown(() => server.stop('SIGKILL'))
-  const ready = await fetch(server.url.replace('/api/v1', '/readyz'))
+  const ready = await checkedFetch(server.url.replace('/api/v1', '/readyz'))
   t.equal(ready.status, 200)
   t.equal(await server.stop('SIGTERM'), 0)
   const warnings = server

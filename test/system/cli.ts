@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { runCli, startServe } from '../fixtures/spawn-cli.js'
 import { startDnsServer } from '../fixtures/dns-server.js'
 import { testZone } from '../fixtures/test-verifiers.js'
@@ -16,7 +17,11 @@ const freshStore = () => `sqlite://${join(dir, `store-${++n}.sqlite`)}`
 const body = JSON.stringify({ model: 'user_verification', email: 'jane.doe@acme-mail.com', firstname: 'Jane', lastname: 'Doe' })
 
 async function post(url: string, key: string, payload = body) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': key }, body: payload })
+  const response = await checkedFetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': key },
+    body: payload
+  })
   return { status: response.status, body: (await response.json()) as any }
 }
 
@@ -84,13 +89,13 @@ t.test('serve prints its URL and a working demo key once; SIGTERM exits 0', asyn
   t.equal(reply.status, 200)
   t.equal(reply.body.request_count, 3)
   t.equal(reply.body.email_verification.dnsCheck, 'Pass')
-  const health = await fetch(server.url.replace('/api/v1', '/healthz'))
+  const health = await checkedFetch(server.url.replace('/api/v1', '/healthz'))
   t.equal(health.status, 200)
-  const ready = await fetch(server.url.replace('/api/v1', '/readyz'))
+  const ready = await checkedFetch(server.url.replace('/api/v1', '/readyz'))
   t.strictSame(await ready.json(), { ready: true, store: true, model: true })
-  const metrics = await (await fetch(server.url.replace('/api/v1', '/metrics'))).text()
+  const metrics = await (await checkedFetch(server.url.replace('/api/v1', '/metrics'))).text()
   t.match(metrics, /uv_responses_total\{status="200"\} 1/)
-  const missing = await fetch(server.url.replace('/api/v1', '/nothing'))
+  const missing = await checkedFetch(server.url.replace('/api/v1', '/nothing'))
   t.strictSame(await missing.json(), { detail: 'Not Found' })
   t.equal(await server.stop('SIGTERM'), 0)
   for (const secret of [server.demoKey!, 'jane.doe@acme-mail.com', 'Jane', 'Doe']) {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { createClient } from '@keyv/redis'
 import express from 'express'
 import t, { type Test } from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { openStores, userVerification } from '../../lib/index.js'
 import { createDashboard } from '../../server/dashboard.js'
 import { uniqueNamespace } from '../fixtures/store-contract.js'
@@ -42,7 +43,7 @@ t.test('two instances on one Redis share the dashboard per-address limit', { ski
   const b = await instance(t, namespace)
   // Within one second (the per-address window), alternating between the instances.
   const statuses: number[] = []
-  for (let i = 0; i < 8; i++) statuses.push((await fetch(`${i % 2 === 0 ? a : b}/dashboard/api/config`)).status)
+  for (let i = 0; i < 8; i++) statuses.push((await checkedFetch(`${i % 2 === 0 ? a : b}/dashboard/api/config`)).status)
   const window = Math.floor(Date.now() / 1000)
   t.equal(statuses.filter((s) => s === 200).length, 5, `5 per second across both instances (${statuses.join(',')})`)
   t.equal(statuses.filter((s) => s === 429).length, 3)

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { cliPath, startServe } from '../fixtures/spawn-cli.js'
 import { testVerifiers } from '../fixtures/test-verifiers.js'
 
@@ -30,9 +31,9 @@ async function serveWithTokenFile(t: Test, args: string[], env: Record<string, s
 
 t.test('the flags switch on the admin view, sign-up and the upgrade link; admin actions are audited even with --quiet', async (t) => {
   const { server, origin } = await serveWithTokenFile(t, ['--signup', '--upgrade-url', 'https://billing.example.com/upgrade'])
-  const config = await (await fetch(`${origin}/dashboard/api/config`)).json()
+  const config = await (await checkedFetch(`${origin}/dashboard/api/config`)).json()
   t.match(config, { admin: true, signup: true, upgrade: { url: 'https://billing.example.com/upgrade' } })
-  const created = await fetch(`${origin}/dashboard/api/admin/accounts`, {
+  const created = await checkedFetch(`${origin}/dashboard/api/admin/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'Ops Person', email: 'ops@example.org', plan: 'free' })
@@ -50,7 +51,7 @@ t.test('the flags switch on the admin view, sign-up and the upgrade link; admin 
   // On SQLite the middleware caches key and account records; a plan change must still lift a 402 on the next request.
   const call = async () =>
     (
-      await fetch(`${origin}/api/v1`, {
+      await checkedFetch(`${origin}/api/v1`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-token': body.key.key },
         body: JSON.stringify({ model: 'user_verification', firstname: 'Ada' })
@@ -60,7 +61,7 @@ t.test('the flags switch on the admin view, sign-up and the upgrade link; admin 
   while ((await call()) === 200) granted++
   t.equal(granted, 25, 'the free plan’s 25 units')
   t.equal(await call(), 402)
-  const changed = await fetch(`${origin}/dashboard/api/admin/accounts/${body.account.id}`, {
+  const changed = await checkedFetch(`${origin}/dashboard/api/admin/accounts/${body.account.id}`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ plan: 'basic' })
@@ -80,13 +81,13 @@ t.test('without a token there is no admin view; UV_ADMIN_TOKEN gives one; a shor
   })
   t.teardown(() => plain.stop())
   const origin = new URL(plain.url).origin
-  t.match(await (await fetch(`${origin}/dashboard/api/config`)).json(), { admin: false, signup: false, upgrade: null })
-  t.equal((await fetch(`${origin}/dashboard/api/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status, 404)
+  t.match(await (await checkedFetch(`${origin}/dashboard/api/config`)).json(), { admin: false, signup: false, upgrade: null })
+  t.equal((await checkedFetch(`${origin}/dashboard/api/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status, 404)
 
   const fromEnv = await startServe(['--store', `sqlite://${join(dir, 'b.sqlite')}`, '--quiet', '--no-demo-key'], { UV_ADMIN_TOKEN: token })
   t.teardown(() => fromEnv.stop())
   const envOrigin = new URL(fromEnv.url).origin
-  t.equal((await fetch(`${envOrigin}/dashboard/api/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status, 200)
+  t.equal((await checkedFetch(`${envOrigin}/dashboard/api/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status, 200)
 
   const file = join(dir, 'short')
   writeFileSync(file, 'tiny-secret\n')
@@ -104,21 +105,21 @@ t.test(
   async (t) => {
     const { dnsServers } = await testVerifiers(t)
     const { origin } = await serveWithTokenFile(t, ['--dns-servers', dnsServers.join(',')], { UV_SIGNUP: 'true', UV_ADMIN_TOKEN: '' })
-    t.match(await (await fetch(`${origin}/dashboard/api/config`)).json(), { admin: true, signup: true })
-    const signedUp = await fetch(`${origin}/dashboard/api/signup`, {
+    t.match(await (await checkedFetch(`${origin}/dashboard/api/config`)).json(), { admin: true, signup: true })
+    const signedUp = await checkedFetch(`${origin}/dashboard/api/signup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Ada Lovelace', email: 'ada@acme-mail.com' })
     })
     t.equal(signedUp.status, 201, 'a visitor signs up')
     const { key } = (await signedUp.json()) as { key: { key: string } }
-    const verified = await fetch(`${origin}/api/v1`, {
+    const verified = await checkedFetch(`${origin}/api/v1`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-token': key.key },
       body: JSON.stringify({ model: 'user_verification', firstname: 'Ada' })
     })
     t.equal(verified.status, 200, 'and the key it got verifies')
-    t.equal((await fetch(`${origin}/dashboard/api/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status, 200)
+    t.equal((await checkedFetch(`${origin}/dashboard/api/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status, 200)
 
     // commander's own env support would read UV_SIGNUP=0 as on: only yes/no words are taken.
     const refused = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--store', 'memory://', '--no-demo-key'], {

@@ -7,6 +7,7 @@ import express from 'express'
 import helmet from 'helmet'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { issueKey, periodOf, userVerification, type Stores } from '../../lib/index.js'
 import { createDashboard } from '../../server/dashboard.js'
 import { captureLogger, memoryStores } from '../fixtures/create-api.js'
@@ -63,7 +64,7 @@ async function startApp(t: Test) {
 }
 
 async function post(origin: string, key: string, body: unknown) {
-  const response = await fetch(`${origin}/api/v1`, {
+  const response = await checkedFetch(`${origin}/api/v1`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': key },
     body: JSON.stringify(body)
@@ -73,7 +74,7 @@ async function post(origin: string, key: string, body: unknown) {
 }
 
 async function usage(origin: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${origin}/dashboard/api/usage`, { headers })
+  const response = await checkedFetch(`${origin}/dashboard/api/usage`, { headers })
   return { status: response.status, headers: response.headers, body: (await response.json()) as any }
 }
 
@@ -122,7 +123,7 @@ t.test('GET /dashboard/api/usage: 200 report, 401 for missing/unknown/revoked ke
   t.equal(down.headers.get('retry-after'), '5')
   app.setBroken(false)
 
-  const wrongMethod = await fetch(`${app.url}/dashboard/api/usage`, { method: 'POST', headers: { 'x-api-token': key } })
+  const wrongMethod = await checkedFetch(`${app.url}/dashboard/api/usage`, { method: 'POST', headers: { 'x-api-token': key } })
   t.equal(wrongMethod.status, 405)
   t.equal(wrongMethod.headers.get('allow'), 'GET, HEAD')
   t.notOk(
@@ -133,7 +134,7 @@ t.test('GET /dashboard/api/usage: 200 report, 401 for missing/unknown/revoked ke
 
 t.test('GET /dashboard: the page, its files, a strict CSP without inline code, no key in any URL', async (t) => {
   const app = await startApp(t)
-  const page = await fetch(`${app.url}/dashboard`)
+  const page = await checkedFetch(`${app.url}/dashboard`)
   t.equal(page.status, 200)
   t.match(page.headers.get('content-type'), /^text\/html/)
   const csp = page.headers.get('content-security-policy') ?? ''
@@ -150,15 +151,15 @@ t.test('GET /dashboard: the page, its files, a strict CSP without inline code, n
     ['/dashboard/dashboard.js', /^text\/javascript/],
     ['/dashboard/dashboard.css', /^text\/css/]
   ] as const) {
-    const asset = await fetch(app.url + path)
+    const asset = await checkedFetch(app.url + path)
     t.equal(asset.status, 200, path)
     t.match(asset.headers.get('content-type'), type, path)
     t.notMatch(await asset.text(), /https?:\/\/(?!127)/, `${path} loads nothing from elsewhere`)
   }
-  const slash = await fetch(`${app.url}/dashboard/`, { redirect: 'manual' })
+  const slash = await checkedFetch(`${app.url}/dashboard/`, { redirect: 'manual' })
   t.equal(slash.status, 301)
   t.equal(new URL(slash.headers.get('location') ?? '', `${app.url}/dashboard/`).href, `${app.url}/dashboard`)
-  t.equal((await fetch(`${app.url}/dashboard/nope`)).status, 404, 'other paths fall through to the app')
+  t.equal((await checkedFetch(`${app.url}/dashboard/nope`)).status, 404, 'other paths fall through to the app')
 })
 
 /** A fresh browser page that records console errors, page errors, CSP violations and usage requests. */
@@ -323,7 +324,7 @@ t.test('the built server, as users start it, serves the dashboard', { skip: skip
   const server = await startServe(['--store', store, '--quiet'])
   t.teardown(() => server.stop())
   const origin = new URL(server.url).origin
-  if ((await fetch(`${origin}/dashboard`)).status === 404) {
+  if ((await checkedFetch(`${origin}/dashboard`)).status === 404) {
     t.fail('server/app.ts must mount the dashboard at /dashboard')
     return
   }

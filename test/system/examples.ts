@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { issueKey } from '../../lib/quota/api-keys.js'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { redisSkipReason, sparePort, startPrivateRedis } from '../fixtures/private-redis.js'
@@ -59,12 +60,17 @@ function run(file: string, env: Record<string, string>, cwd: string): Running {
   }
 }
 
+/** The examples are host apps: only their `/api/v1` answers are the API's, and each is checked against the document. */
 async function post(port: number, body: string, key?: string): Promise<{ status: number; type: string; body: any }> {
-  const response = await fetch(`http://127.0.0.1:${port}/api/v1`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'x-api-token': key }) },
-    body
-  })
+  const response = await checkedFetch(
+    `http://127.0.0.1:${port}/api/v1`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'x-api-token': key }) },
+      body
+    },
+    { scope: 'api' }
+  )
   const text = await response.text()
   let parsed: unknown = text
   try {
@@ -86,7 +92,8 @@ t.test('express-app: the API on SQLite beside the host routes, behind express.js
   const app = run('express-app.ts', { PORT: String(port) }, dir)
   t.teardown(app.stop)
   t.match(await app.line(/listening on/), `http://localhost:${port}/api/v1`)
-  const home = await fetch(`http://127.0.0.1:${port}/`)
+  // The host app's own route, not part of the API: `scope: 'api'` leaves it unchecked on purpose.
+  const home = await checkedFetch(`http://127.0.0.1:${port}/`, {}, { scope: 'api' })
   t.match(await home.text(), /POST \/api\/v1/, 'the host app still answers its own routes')
   const ok = await post(port, JSON.stringify({ model: 'user_verification', firstname: 'Jane', lastname: 'asdfgh' }), key)
   t.equal(ok.status, 200)

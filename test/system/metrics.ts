@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { openStores } from '../../lib/stores/open-stores.js'
 import { createServerMetrics } from '../../server/metrics.js'
 import { startDnsServer } from '../fixtures/dns-server.js'
@@ -27,7 +28,7 @@ function sample(text: string, series: string): number | undefined {
 
 async function post(url: string, key: string) {
   // A new connection each time, so the primary hands requests to the workers in turn.
-  const response = await fetch(url, {
+  const response = await checkedFetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': key, connection: 'close' },
     body
@@ -54,7 +55,7 @@ t.test('--workers 2: every scrape shows the whole server, on the API port', asyn
   const metricsUrl = server.url.replace('/api/v1', '/metrics')
   // Several scrapes on new connections land on both workers; each must show all ten requests.
   for (let i = 0; i < 4; i++) {
-    const response = await fetch(metricsUrl, { headers: { connection: 'close' } })
+    const response = await checkedFetch(metricsUrl, { headers: { connection: 'close' } })
     t.equal(response.status, 200)
     t.match(response.headers.get('content-type'), /^text\/plain; version=0\.0\.4/)
     const text = await response.text()
@@ -94,19 +95,19 @@ t.test('--metrics-port: metrics on their own listener (summed over workers), non
   const metricsUrl = /metrics on (http:\/\/\S+\/metrics)/.exec(server.stderr())?.[1]
   t.ok(metricsUrl, 'the metrics URL is printed')
   for (let i = 0; i < 4; i++) t.equal(await post(server.url, server.demoKey!), 200)
-  const publicScrape = await fetch(server.url.replace('/api/v1', '/metrics'))
+  const publicScrape = await checkedFetch(server.url.replace('/api/v1', '/metrics'))
   t.equal(publicScrape.status, 404)
-  const text = await (await fetch(metricsUrl!)).text()
+  const text = await (await checkedFetch(metricsUrl!)).text()
   t.equal(sample(text, 'uv_responses_total{status="200"}'), 4)
   t.equal(sample(text, 'uv_units_consumed_total'), 12)
-  t.equal((await fetch(metricsUrl!.replace('/metrics', '/other'))).status, 404)
+  t.equal((await checkedFetch(metricsUrl!.replace('/metrics', '/other'))).status, 404)
   t.equal(await server.stop('SIGTERM'), 0)
 })
 
 t.test('F7: a request whose client left before its answer is counted as aborted, not as a 200', async (t) => {
   const server = await startServe(['--store', `sqlite://${join(dir, 'c.sqlite')}`, '--dns-servers', dns.server, '--quiet'])
   t.teardown(() => server.stop('SIGKILL'))
-  const outcome = await fetch(server.url, {
+  const outcome = await checkedFetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': server.demoKey! },
     body: JSON.stringify({ model: 'user_verification', email: 'jane@slow-mail.com', firstname: 'Jane' }),
@@ -119,7 +120,7 @@ t.test('F7: a request whose client left before its answer is counted as aborted,
   // The slow answer arrives and the abandoned request ends on the server.
   await new Promise((resolve) => setTimeout(resolve, 1800))
   t.equal(await post(server.url, server.demoKey!), 200, 'a client that stays is answered')
-  const text = await (await fetch(server.url.replace('/api/v1', '/metrics'))).text()
+  const text = await (await checkedFetch(server.url.replace('/api/v1', '/metrics'))).text()
   t.equal(sample(text, 'uv_responses_total{status="200"}'), 1, 'only the 200 that was delivered')
   t.equal(sample(text, 'uv_requests_aborted_total'), 1, 'the abandoned request on its own counter')
   t.equal(await server.stop('SIGTERM'), 0)

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { sparePort } from '../fixtures/private-redis.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -115,22 +116,30 @@ async function startAndRequest(t: Test, dir: string, entry: string): Promise<voi
   })
   let reply: Response | undefined
   for (const deadline = Date.now() + 20_000; reply === undefined && Date.now() < deadline && child.exitCode === null; ) {
-    reply = await fetch(`http://127.0.0.1:${port}/api/v1`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-token': key },
-      body: JSON.stringify({ model: 'user_verification', firstname: 'Jane', lastname: 'asdfgh' })
-    }).catch(() => undefined)
+    // The README's app is a host app (scope `api`); only a refused connection (the app still starting) is retried, never a mismatch.
+    reply = await checkedFetch(
+      `http://127.0.0.1:${port}/api/v1`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-token': key },
+        body: JSON.stringify({ model: 'user_verification', firstname: 'Jane', lastname: 'asdfgh' })
+      },
+      { scope: 'api' }
+    ).catch((error: Error) => {
+      if (/OpenAPI mismatch/.test(error.message)) throw error
+      return undefined
+    })
     if (reply === undefined) await new Promise((resolve) => setTimeout(resolve, 200))
   }
   t.ok(reply, `the app answers (stderr: ${stderr})`)
   t.equal(reply?.status, 200)
   const body = (await reply?.json()) as { name_verification: { lastname: { prediction: string } } }
   t.equal(body.name_verification.lastname.prediction, 'LABEL_0')
-  const malformed = await fetch(`http://127.0.0.1:${port}/api/v1`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-token': key },
-    body: '{"model":'
-  })
+  const malformed = await checkedFetch(
+    `http://127.0.0.1:${port}/api/v1`,
+    { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': key }, body: '{"model":' },
+    { scope: 'api' }
+  )
   t.equal(malformed.status, 422)
 }
 
@@ -241,11 +250,11 @@ t.test(`the installed CLI serves the API and /docs (Swagger UI shipped as files)
     child.stderr.on('data', read)
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)))
   })
-  const bundle = await fetch(`${url}/docs/swagger-ui-bundle.js`)
+  const bundle = await checkedFetch(`${url}/docs/swagger-ui-bundle.js`)
   t.equal(bundle.status, 200, 'Swagger UI is served without swagger-ui-dist installed')
   t.ok((await bundle.text()).length > 100_000)
-  const document = await fetch(`${url}/openapi.json`)
+  const document = await checkedFetch(`${url}/openapi.json`)
   t.equal(document.status, 200)
-  const api = await fetch(`${url}/api/v1`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  const api = await checkedFetch(`${url}/api/v1`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
   t.equal(api.status, 422, 'the API answers')
 })
