@@ -1,5 +1,5 @@
 // `user-verification check --input FILE --output FILE`: screens a CSV or JSON Lines file, resumably, with progress.
-import { stat } from 'node:fs/promises'
+import { readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { resolve as resolvePath } from 'node:path'
 import cliProgress from 'cli-progress'
 import { createVerifier, type EmailVerifierOptions, type VerifyInput, type VerifyResult } from '../../lib/index.js'
@@ -94,7 +94,56 @@ function fieldsOf(record: Record<string, unknown>, mapping: Partial<Record<Field
 }
 
 /** Output of one row's verification: its columns, or a stop (the server refused to go on). */
-type Outcome = { columns: ResultColumns; bytes: number; record: Record<string, unknown> } | { stop: { status: number; reason: string } }
+type Outcome =
+  | {
+      columns: ResultColumns
+      bytes: number
+      record: Record<string, unknown>
+      /** The row's place among the input's parseable records (0-based, across runs). */
+      index: number
+      /** Set when the columns came from a verification (this run's or a kept one), with the fields verified. */
+      verified?: VerifyInput
+    }
+  | { stop: { status: number; reason: string } }
+
+/** A verified row that could not be written in input order before the run stopped. */
+interface KeptAnswer {
+  index: number
+  fields: VerifyInput
+  columns: ResultColumns
+}
+
+/**
+ * Where a stopped run keeps rows it has answers for but could not write yet: with `--concurrency`
+ * above 1, rows after the one that got a 402 may already be answered 200 (and charged); the output
+ * holds the input's rows in order, so those go here and a resumed run writes them without sending
+ * them again. JSON Lines of {@link KeptAnswer}; removed once every kept row is in the output.
+ */
+export function keptPath(output: string): string {
+  return `${output}.answered`
+}
+
+async function readKept(path: string): Promise<Map<number, KeptAnswer>> {
+  const kept = new Map<number, KeptAnswer>()
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch {
+    return kept
+  }
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      const answer = JSON.parse(line) as KeptAnswer
+      if (Number.isInteger(answer.index) && typeof answer.columns === 'object') kept.set(answer.index, answer)
+    } catch {
+      // A torn last line (the process died while writing it): that row is sent again.
+    }
+  }
+  return kept
+}
+
+const sameFields = (a: VerifyInput, b: VerifyInput) => a.email === b.email && a.firstname === b.firstname && a.lastname === b.lastname
 
 /** Verifies through the library: no server, no key, no quota. */
 function libraryVerify(dns: EmailVerifierOptions) {
@@ -188,6 +237,11 @@ export async function runBulkCheck(settings: BulkSettings): Promise<CheckSummary
   const existing = settings.overwrite ? undefined : await inspectOutput(settings.output, format, counter)
   const skip = existing?.rows ?? 0
   counter.summary.resumed = skip
+  const keptFile = keptPath(settings.output)
+  if (settings.overwrite) await rm(keptFile, { force: true })
+  // Answers an earlier stopped run received for rows it could not write yet (only those not in the output since).
+  const kept = await readKept(keptFile)
+  for (const index of kept.keys()) if (index < skip) kept.delete(index)
 
   const report = (line: number, problem: string) => {
     counter.bad(line, problem)
@@ -205,7 +259,8 @@ export async function runBulkCheck(settings: BulkSettings): Promise<CheckSummary
   let written = 0
   let seen = 0
   let stopped: { status: number; reason: string } | undefined
-  let answeredAfterStop = 0
+  /** Verified rows after the row that stopped the run: kept for the resumed run. */
+  const keep: KeptAnswer[] = []
 
   /** A resumed CSV must have the columns this input produces, or rows would land under the wrong names. */
   function checkResumedHeader(): void {
@@ -216,33 +271,37 @@ export async function runBulkCheck(settings: BulkSettings): Promise<CheckSummary
   }
 
   /** Records of this run: the first `skip` parseable records were written by an earlier run. */
-  async function* pending(): AsyncGenerator<InputRecord> {
+  async function* pending(): AsyncGenerator<{ item: InputRecord; index: number }> {
     for await (const item of records) {
       if (seen === 0) checkResumedHeader()
-      if (seen++ < skip) continue
+      const index = seen++
+      if (index < skip) continue
       if (stopped !== undefined) return
-      yield item
+      yield { item, index }
     }
   }
 
-  async function work(item: InputRecord): Promise<Outcome> {
+  async function work({ item, index }: { item: InputRecord; index: number }): Promise<Outcome> {
     mapping ??= mapColumns(header ?? Object.keys(item.record), settings)
     const fields = fieldsOf(item.record, mapping)
+    const row = { bytes: item.bytes, record: item.record, index }
     if (typeof fields === 'string') {
       report(item.line, fields)
-      return { columns: emptyColumns(fields), bytes: item.bytes, record: item.record }
+      return { ...row, columns: emptyColumns(fields) }
     }
+    // Answered in an earlier run that stopped before it could write this row: not sent (nor charged) again.
+    const earlier = kept.get(index)
+    if (earlier !== undefined && sameFields(earlier.fields, fields)) return { ...row, columns: earlier.columns, verified: fields }
     if (stopped !== undefined) return { stop: stopped }
     const hasValue = Object.values(fields).some((value) => typeof value === 'string' && value.trim() !== '')
-    if (!hasValue) return { columns: emptyColumns(), bytes: item.bytes, record: item.record }
+    if (!hasValue) return { ...row, columns: emptyColumns() }
     try {
       const result = await verifier.verify(fields)
       if ('detail' in result) {
         stopped ??= { status: result.status, reason: `the server answered ${result.status} ${result.detail}` }
         return { stop: stopped }
       }
-      if (stopped !== undefined) answeredAfterStop++
-      return { columns: toColumns(result), bytes: item.bytes, record: item.record }
+      return { ...row, columns: toColumns(result), verified: fields }
     } catch (error) {
       if (settings.server !== undefined) {
         stopped ??= { status: 0, reason: `the server could not be reached (${error instanceof Error ? error.message : String(error)})` }
@@ -250,13 +309,23 @@ export async function runBulkCheck(settings: BulkSettings): Promise<CheckSummary
       }
       const problem = 'verification failed (the name model is unavailable)'
       report(item.line, problem)
-      return { columns: emptyColumns(problem), bytes: item.bytes, record: item.record }
+      return { ...row, columns: emptyColumns(problem) }
     }
   }
 
   try {
+    // After a stop no new row is sent, but the rows in flight are waited for: each 200 among them was charged.
+    let gap = false
     for await (const outcome of mapOrdered(pending(), concurrency, work)) {
-      if ('stop' in outcome) break
+      if ('stop' in outcome) {
+        gap = true
+        continue
+      }
+      if (gap) {
+        // The output holds the input's rows in order, so a row after the gap waits in the kept file.
+        if (outcome.verified !== undefined) keep.push({ index: outcome.index, fields: outcome.verified, columns: outcome.columns })
+        continue
+      }
       writer ??= openOutput(settings.output, format, header ?? [], existing !== undefined)
       await writer.write(outcome.record, outcome.columns)
       counter.add(outcome.columns)
@@ -269,6 +338,13 @@ export async function runBulkCheck(settings: BulkSettings): Promise<CheckSummary
     progress.stop()
     verifier.close()
     await writer?.close()
+    // Kept answers still ahead of the output (this run's and an earlier run's not reached), or none: no file.
+    const ahead = new Map([...kept].filter(([index]) => index >= skip + written))
+    for (const answer of keep) ahead.set(answer.index, answer)
+    if (ahead.size > 0) {
+      const lines = [...ahead.values()].sort((a, b) => a.index - b.index).map((answer) => JSON.stringify(answer))
+      await writeFile(keptFile, `${lines.join('\n')}\n`)
+    } else await rm(keptFile, { force: true })
   }
 
   const summary = counter.summary
@@ -277,7 +353,10 @@ export async function runBulkCheck(settings: BulkSettings): Promise<CheckSummary
   summary.rowsPerSecond = Math.round(written / Math.max(0.001, summary.elapsedMs / 1000))
   summary.peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024)
   if (stopped !== undefined) {
-    const lost = answeredAfterStop > 0 ? ` ${answeredAfterStop} rows answered after it were not written and will be sent again.` : ''
+    const lost =
+      keep.length > 0
+        ? ` ${keep.length} rows after it in the input were answered and are kept in ${keptFile}: a resumed run writes them without sending them again.`
+        : ''
     summary.stopped = {
       ...stopped,
       reason: `${stopped.reason} after ${summary.rows} rows.${lost}`,

@@ -1,5 +1,5 @@
 // `user-verification check`: one-off values and whole CSV/JSON Lines files, DNS from a loopback server.
-import { readFileSync, writeFileSync, mkdtempSync, rmSync, truncateSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync, truncateSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawn } from 'node:child_process'
@@ -9,6 +9,7 @@ import t from 'tap'
 import { cliPath, runCli, startServe } from '../fixtures/spawn-cli.js'
 import { startDnsServer, type Zone } from '../fixtures/dns-server.js'
 import { startApi } from '../fixtures/create-api.js'
+import { startCheckingProxy } from '../fixtures/checking-proxy.js'
 import { verifyMany } from '../../lib/verify-many.js'
 
 const zone: Zone = {
@@ -269,30 +270,37 @@ t.test('progress: plain lines when stderr is not a terminal, a bar with rows/s a
   t.match(tty.stdout, /\d+% \| \d+ rows \| \d+ rows\/s \| ETA/, 'the bar shows rows, rows/s and ETA')
 })
 
-t.test('--server: rows go through a running server; a 402 stops cleanly with the count and how to resume', async (t) => {
-  const server = await startServe(['--store', `sqlite://${file('store.sqlite')}`, '--dns-servers', dns.server, '--quiet'])
-  t.teardown(() => server.stop())
-  t.ok(server.demoKey)
-  const input = file('quota.csv')
-  const lines = ['email,firstname']
-  for (let i = 0; i < 20; i++) lines.push(`user${i}@acme-mail.com,Maria`)
-  writeFileSync(input, `${lines.join('\n')}\n`)
-  const output = file('quota-out.csv')
-  const run = await runCli([
+/** `check --input --output --server --key --concurrency --json --quiet`. */
+const serverCheck = (input: string, output: string, url: string, key: string, concurrency: number) =>
+  runCli([
     'check',
     '--input',
     input,
     '--output',
     output,
     '--server',
-    server.url,
+    url,
     '--key',
-    server.demoKey!,
+    key,
     '--concurrency',
-    '1',
+    String(concurrency),
     '--json',
     '--quiet'
   ])
+
+t.test('--server: rows go through a running server; a 402 stops cleanly with the count and how to resume', async (t) => {
+  const server = await startServe(['--store', `sqlite://${file('store.sqlite')}`, '--dns-servers', dns.server, '--quiet'])
+  t.teardown(() => server.stop())
+  t.ok(server.demoKey)
+  // The CLI's requests go through a proxy that checks each answer against the OpenAPI document.
+  const proxy = await startCheckingProxy(new URL(server.url).origin)
+  t.teardown(() => proxy.close())
+  const input = file('quota.csv')
+  const lines = ['email,firstname']
+  for (let i = 0; i < 20; i++) lines.push(`user${i}@acme-mail.com,Maria`)
+  writeFileSync(input, `${lines.join('\n')}\n`)
+  const output = file('quota-out.csv')
+  const run = await serverCheck(input, output, proxy.url, server.demoKey!, 1)
   t.equal(run.code, 3, 'exit 3: stopped early, resumable')
   const summary = JSON.parse(run.stdout)
   t.equal(summary.rows, 12, 'the free plan (25 units) holds 12 two-field rows')
@@ -308,7 +316,7 @@ t.test('--server: rows go through a running server; a 402 stops cleanly with the
     '--output',
     output,
     '--server',
-    server.url,
+    proxy.url,
     '--key',
     'uv_nope',
     '--json',
@@ -317,6 +325,10 @@ t.test('--server: rows go through a running server; a 402 stops cleanly with the
   t.equal(badKey.code, 3)
   t.match(JSON.parse(badKey.stdout).stopped, { status: 401 })
   t.equal(statSync(output).size > 0, true)
+  const statuses = proxy.answers.map((answer) => answer.status)
+  t.same(statuses.slice(0, 13), [...Array(12).fill(200), 402], 'the proxy saw the 200s and the 402 (concurrency 1)')
+  t.ok(statuses.length > 13 && statuses.slice(13).every((status) => status === 401), 'then only 401s for the bad key')
+  t.strictSame(proxy.mismatches, [], 'every answer the CLI received matches the OpenAPI document')
 })
 
 t.test('verifyMany: an async iterable in input order, one verifier for all rows', async (t) => {
@@ -348,3 +360,61 @@ t.test('a damaged resumed file is refused instead of mixing columns', async (t) 
   truncateSync(output, 0)
   t.equal((await runCli(['check', '--input', input, '--output', output, '--quiet', ...dnsArgs])).code, 0)
 })
+
+t.test(
+  '--server resumed after a 402 at concurrency 4 charges no row twice: every 200 received is kept (double charge on resume)',
+  async (t) => {
+    // Row 1 costs 3 units and its email's domain answers DNS after 600 ms; rows 2-4 cost 1 unit each and answer at once.
+    // On a 5-unit plan rows 2-4 take 3 units while row 1 waits for DNS, so row 1 gets 402 with rows 2-4 charged (200).
+    const slowDns = await startDnsServer({
+      ...structuredClone(zone),
+      'slow-mail.com': { mx: [{ priority: 10, exchange: 'mx.slow-mail.com' }], delay: 600 }
+    })
+    t.teardown(() => slowDns.close())
+    const store = `sqlite://${file('charge.sqlite')}`
+    const server = await startServe(['--store', store, '--plans', 'free=5,basic=100', '--dns-servers', slowDns.server, '--quiet'])
+    t.teardown(() => server.stop())
+    // The CLI's requests go through a proxy that checks each answer against the OpenAPI document and counts the 200s.
+    const proxy = await startCheckingProxy(new URL(server.url).origin)
+    t.teardown(() => proxy.close())
+    const input = file('charge.csv')
+    const rows = ['email,firstname,lastname', 'ann@slow-mail.com,Ann,Lee']
+    for (let i = 0; i < 7; i++) rows.push(`,${['Maria', 'Jonas', 'Priya', 'Kenji', 'Olga', 'Amara', 'Lucas'][i]},`)
+    writeFileSync(input, `${rows.join('\n')}\n`)
+    const units = 3 + 7
+    const output = file('charge-out.csv')
+    const check = () => serverCheck(input, output, proxy.url, server.demoKey!, 4)
+
+    const first = await check()
+    t.equal(first.code, 3, `stopped by the 402 (${first.stderr})`)
+    const stopped = JSON.parse(first.stdout)
+    t.match(stopped.stopped, { status: 402 })
+    const charged = proxy.answers.filter((answer) => answer.status === 200).length
+    t.equal(charged, 3, 'rows 2-4 were answered 200 (charged) while row 1 got its 402')
+    t.match(
+      stopped.stopped.reason,
+      /3 rows after it in the input were answered and are kept/,
+      'the summary says the answered rows are kept'
+    )
+
+    t.equal((await runCli(['keys', 'plan', server.demoKeyId!, 'basic', '--store', store])).code, 0)
+    const second = await check()
+    t.equal(second.code, 0, second.stderr)
+    const out = parse(readFileSync(output), { columns: true }) as Array<Record<string, string>>
+    t.strictSame(
+      out.map((row) => row.firstname),
+      ['Ann', 'Maria', 'Jonas', 'Priya', 'Kenji', 'Olga', 'Amara', 'Lucas'],
+      'every row once, in input order'
+    )
+    t.ok(
+      out.every((row) => row.uv_firstname_label === 'LABEL_1'),
+      'the rows kept from the first run carry their results'
+    )
+    const answered = proxy.answers.filter((answer) => answer.status === 200).length
+    t.equal(answered, 8, 'each row was answered 200 once over both runs: none was sent again')
+    const usage = JSON.parse((await runCli(['usage', server.demoKeyId!, '--store', store, '--json'])).stdout)
+    t.equal(usage.used, units, 'the account was charged each row’s units once')
+    t.strictSame(proxy.mismatches, [], 'every answer the CLI received matches the OpenAPI document')
+    t.equal(existsSync(`${output}.answered`), false, 'the kept answers are gone once written')
+  }
+)
