@@ -71,7 +71,7 @@ t.test(
     const app = await startDashboardApp(t, { signup: true, adminToken, upgrade: upgradeUrl })
     const browser = await launch()
     t.teardown(() => browser.close())
-    const { page, problems } = await openPage(browser, t)
+    const { page, problems, answers } = await openPage(browser, t)
     await page.goto(`${app.url}/dashboard`)
     await waitBody(page, 'ready', 'true')
     t.ok(await page.locator('nav [data-nav="signup"]').isVisible(), 'sign-up is offered')
@@ -189,6 +189,9 @@ t.test(
     await shot(page, 'account-exhausted')
 
     t.strictSame(unexpected(problems), [], 'no console errors or CSP violations')
+    await answers.settled()
+    t.ok(answers.count > 0, `the page's API answers were checked (${answers.count})`)
+    t.strictSame(answers.mismatches, [], 'every API answer the page received matches the OpenAPI document')
     const audit = app.audit()
     t.strictSame(
       audit.map((line) => line.action),
@@ -212,7 +215,7 @@ t.test(
     const app = await startDashboardApp(t, { adminToken, upgrade: 'Write to sales@example.com for more units' })
     const browser = await launch()
     t.teardown(() => browser.close())
-    const { page, problems } = await openPage(browser, t)
+    const { page, problems, answers } = await openPage(browser, t)
     await page.goto(`${app.url}/dashboard#admin`)
     await waitBody(page, 'ready', 'true')
     t.ok(await page.locator('nav [data-nav="signup"]').isHidden(), 'no sign-up unless enabled')
@@ -290,6 +293,9 @@ t.test(
     t.equal(await app.call(key), 401, 'revoked by the admin')
 
     t.strictSame(unexpected(problems), [], 'no console errors or CSP violations')
+    await answers.settled()
+    t.ok(answers.count > 0, `the page's API answers were checked (${answers.count})`)
+    t.strictSame(answers.mismatches, [], 'every API answer the page received matches the OpenAPI document')
     const audit = app.audit()
     t.strictSame(
       audit.map((line) => `${line.actor} ${line.action}`),
@@ -315,7 +321,7 @@ async function everyView(t: Test, viewport: Viewport, scheme: 'light' | 'dark') 
   const app = await startDashboardApp(t, { signup: true, adminToken, upgrade: upgradeUrl })
   const browser = await launch()
   t.teardown(() => browser.close())
-  const { page, problems } = await openPage(browser, t, viewport, scheme)
+  const { page, problems, answers } = await openPage(browser, t, viewport, scheme)
   const size = viewport.width < 500 ? 'phone' : 'desktop'
   await page.goto(`${app.url}/dashboard#signup`)
   await waitBody(page, 'ready', 'true')
@@ -357,6 +363,9 @@ async function everyView(t: Test, viewport: Viewport, scheme: 'light' | 'dark') 
   t.equal(await overflow(page), 0, `admin view fits ${viewport.width} px`)
   await shot(page, `admin-${size}-${scheme}`)
   t.strictSame(unexpected(problems), [], `no console errors or CSP violations (${size}, ${scheme})`)
+  await answers.settled()
+  t.ok(answers.count > 0, `the page's API answers were checked (${answers.count})`)
+  t.strictSame(answers.mismatches, [], 'every API answer the page received matches the OpenAPI document')
 }
 
 for (const viewport of [desktop, phone])

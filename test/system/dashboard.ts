@@ -12,6 +12,7 @@ import { issueKey, periodOf, userVerification, type Stores } from '../../lib/ind
 import { createDashboard } from '../../server/dashboard.js'
 import { captureLogger, memoryStores } from '../fixtures/create-api.js'
 import { runCli, startServe } from '../fixtures/spawn-cli.js'
+import { checkPageAnswers, type PageAnswers } from '../fixtures/dashboard-app.js'
 
 const chromiumPath = process.env.UV_TEST_CHROMIUM ?? '/usr/bin/chromium'
 // With UV_TEST_CHROMIUM set (CI) the browser tests must run, so a missing binary fails them.
@@ -162,7 +163,7 @@ t.test('GET /dashboard: the page, its files, a strict CSP without inline code, n
   t.equal((await checkedFetch(`${app.url}/dashboard/nope`)).status, 404, 'other paths fall through to the app')
 })
 
-/** A fresh browser page that records console errors, page errors, CSP violations and usage requests. */
+/** A fresh browser page that records console errors, page errors, CSP violations and usage requests, and checks its API answers. */
 async function openPage(browser: Browser, t: Test, viewport = { width: 900, height: 900 }, colorScheme: 'light' | 'dark' = 'light') {
   const context: BrowserContext = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport, colorScheme })
   t.teardown(() => context.close())
@@ -183,7 +184,19 @@ async function watch(page: Page) {
   await page.addInitScript({
     content: `document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))`
   })
-  return { page, problems, usageRequests }
+  return { page, problems, usageRequests, answers: checkPageAnswers(page) }
+}
+
+/** Waits for the page's answer checks and asserts some ran and none mismatched the OpenAPI document. */
+async function answersMatch(t: Test, ...all: PageAnswers[]) {
+  await Promise.all(all.map((answers) => answers.settled()))
+  const count = all.reduce((sum, answers) => sum + answers.count, 0)
+  t.ok(count > 0, `the page's API answers were checked (${count})`)
+  t.strictSame(
+    all.flatMap((answers) => answers.mismatches),
+    [],
+    'every API answer the page received matches the OpenAPI document'
+  )
 }
 
 /** Console errors other than the browser's own note about a 401/503 answer, which the page expects. */
@@ -244,7 +257,7 @@ t.test('the page in headless Chromium', { skip: skipBrowser }, async (t) => {
   const { key, id } = await issueKey(app.stores.keys, 'free')
   t.equal(await post(app.url, key, threeUnits), 200, 'three units used through the real API')
 
-  const { page, problems, usageRequests } = await openPage(browser, t)
+  const { page, problems, usageRequests, answers } = await openPage(browser, t)
   await page.goto(`${app.url}/dashboard`)
   t.equal(await page.evaluate('document.activeElement.id'), 'api-key', 'the key field has focus')
   t.equal(await page.locator('label[for="api-key"]').innerText(), 'API key')
@@ -281,6 +294,7 @@ t.test('the page in headless Chromium', { skip: skipBrowser }, async (t) => {
   await submitKey(page, key, 'loaded')
   t.equal(await field(page, 'used'), '4', 'a new submit shows fresh numbers')
   t.strictSame(unexpected(problems), [], 'no console errors or CSP violations')
+  await answersMatch(t, answers)
   t.ok(
     problems.every((line) => !line.includes(key)),
     'the key is never in the console'
@@ -295,7 +309,7 @@ t.test(
     const browser = await launch()
     t.teardown(() => browser.close())
     const { key, id } = await issueKey(app.stores.keys, 'free')
-    const { page, problems } = await openPage(browser, t, { width: 360, height: 740 }, 'dark')
+    const { page, problems, answers } = await openPage(browser, t, { width: 360, height: 740 }, 'dark')
     await page.goto(`${app.url}/dashboard`)
     await page.check('#remember')
     await submitKey(page, key, 'loaded')
@@ -314,6 +328,7 @@ t.test(
     t.equal(await again.page.evaluate('localStorage.length'), 0, 'signing out forgets the key at once')
     t.notOk(await again.page.isChecked('#remember'), 'and unticks remembering')
     t.strictSame(unexpected([...problems, ...again.problems]), [])
+    await answersMatch(t, answers, again.answers)
   }
 )
 
@@ -336,7 +351,7 @@ t.test('the built server, as users start it, serves the dashboard', { skip: skip
 
   const browser = await launch()
   t.teardown(() => browser.close())
-  const { page, problems } = await openPage(browser, t)
+  const { page, problems, answers } = await openPage(browser, t)
   await page.goto(`${origin}/dashboard`)
   await submitKey(page, 'uv_not-a-key', 'invalid')
   await submitKey(page, key, 'loaded')
@@ -344,6 +359,7 @@ t.test('the built server, as users start it, serves the dashboard', { skip: skip
   const cli = await runCli(['usage', id, '--store', store, '--json'])
   t.match(JSON.parse(cli.stdout), { id, used: 3, limit: 25, remaining: 22 }, 'the store agrees with the page')
   t.strictSame(unexpected(problems), [], "no console errors or CSP violations under the app's real headers")
+  await answersMatch(t, answers)
   t.notOk(server.stdout().includes(key), 'the key is not in the JSON log')
   t.equal(server.stderr().split(key).length, printed, 'nor printed again after the one-time demo message')
 })
