@@ -106,23 +106,47 @@ export function dashboardGroup(): PathGroup {
   const keyAuth = { security: [{ ApiToken: [] }] }
   const adminAuth = { security: [{ AdminToken: [] }] }
   const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
-  const keyView = object(
-    'A key as the dashboard shows it (never the key itself).',
-    {
-      id: { type: 'string' },
-      label: { type: ['string', 'null'] },
-      createdAt: { type: 'string' },
-      revokedAt: { type: ['string', 'null'] },
-      expiresAt: { type: ['string', 'null'] },
-      active: { type: 'boolean' }
-    },
-    ['id', 'active']
-  )
-  const issued = object(
-    'A new key: shown this once.',
-    { id: { type: 'string' }, key: { type: 'string' }, label: { type: ['string', 'null'] } },
-    ['id', 'key']
-  )
+  // Answer bodies are closed: every member the server writes is listed and required, no other member appears.
+  const closed = (description: string, properties: Record<string, unknown>) => ({
+    ...object(description, properties, Object.keys(properties)),
+    additionalProperties: false
+  })
+  const text = { type: 'string' }
+  const nullableText = { type: ['string', 'null'] }
+  const time = { type: 'string', format: 'date-time' }
+  const nullableTime = { type: ['string', 'null'], format: 'date-time' }
+  const units = { type: 'integer', minimum: 0 }
+  const keyView = closed('A key as the dashboard shows it (never the key itself).', {
+    id: text,
+    label: nullableText,
+    createdAt: time,
+    revokedAt: nullableTime,
+    expiresAt: { ...nullableTime, description: 'End of a rotation’s grace period.' },
+    active: { type: 'boolean' }
+  })
+  const issued = closed('A new key: shown this once.', { id: text, key: text, label: nullableText })
+  const account = closed('An account.', {
+    id: text,
+    name: text,
+    email: nullableText,
+    plan: text,
+    createdAt: time,
+    disabledAt: nullableTime
+  })
+  // What both views chart (server/dashboard-account.ts accountUsage): this month, its days, the last 13 months.
+  const history = {
+    usage: closed('This month’s usage against the plan.', {
+      period: { ...text, description: '`YYYY-MM` (UTC).' },
+      today: { ...text, description: 'Today (UTC) by the server’s clock, `YYYY-MM-DD`.' },
+      used: units,
+      limit: units,
+      remaining: units,
+      reset: time
+    }),
+    daily: { type: 'array', items: closed('Units of one UTC day (days with units only).', { day: text, units }) },
+    months: { type: 'array', items: closed('Units of one month (months with units only).', { period: text, units }) }
+  }
+  const keys = { type: 'array', items: keyView }
   const signedInErrors = errors({ '401': 'No active key in X-API-Token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
   const adminErrors = errors({ '401': 'Not the admin token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
   const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } })
@@ -145,6 +169,7 @@ export function dashboardGroup(): PathGroup {
       DashboardError: {
         type: 'object',
         required: ['detail'],
+        additionalProperties: false,
         properties: { detail: { type: 'string' }, field: { type: 'string', description: 'The form field at fault (sign-up).' } }
       },
       DashboardNotFound: detailSchema('No such path.', 'Not Found')
@@ -158,11 +183,16 @@ export function dashboardGroup(): PathGroup {
           responses: {
             '200': jsonResponse(
               'Plans, whether sign-up and the admin view are on, the upgrade offer and the API path.',
-              object(
-                'Dashboard configuration.',
-                { plans: { type: 'array' }, signup: { type: 'boolean' }, admin: { type: 'boolean' }, upgrade: {}, api: { type: 'string' } },
-                ['plans', 'signup', 'admin']
-              )
+              closed('Dashboard configuration.', {
+                plans: { type: 'array', items: closed('A plan.', { name: text, limit: units }) },
+                signup: { type: 'boolean' },
+                admin: { type: 'boolean' },
+                upgrade: {
+                  description: 'The upgrade offer (`--upgrade-url`): a link for a web or mail URL, text otherwise; null when none.',
+                  oneOf: [{ type: 'null' }, closed('The offer.', { text, url: nullableText })]
+                },
+                api: { ...text, description: 'The API’s path relative to the server’s root, e.g. `api/v1`.' }
+              })
             )
           }
         })
@@ -173,20 +203,16 @@ export function dashboardGroup(): PathGroup {
           responses: {
             '200': jsonResponse(
               'Usage against the plan.',
-              object(
-                'Usage report.',
-                {
-                  id: { type: 'string' },
-                  account: { type: 'string' },
-                  plan: { type: 'string' },
-                  period: { type: 'string' },
-                  used: { type: 'integer' },
-                  limit: { type: 'integer' },
-                  remaining: { type: 'integer' },
-                  reset: { type: 'string' }
-                },
-                ['id', 'account', 'plan', 'period', 'used', 'limit', 'remaining', 'reset']
-              )
+              closed('Usage report.', {
+                id: text,
+                account: text,
+                plan: text,
+                period: text,
+                used: units,
+                limit: units,
+                remaining: units,
+                reset: time
+              })
             ),
             ...signedInErrors
           }
@@ -198,11 +224,12 @@ export function dashboardGroup(): PathGroup {
           responses: {
             '200': jsonResponse(
               'The account view.',
-              object(
-                'Account, usage history and keys.',
-                { key: { type: 'string' }, account: { type: 'object' }, keys: { type: 'array', items: keyView } },
-                ['key', 'account', 'keys']
-              )
+              closed('Account, usage history and keys.', {
+                key: { ...text, description: 'The id of the key that signed in.' },
+                account: closed('The account.', { id: text, name: text, plan: text, createdAt: time }),
+                ...history,
+                keys
+              })
             ),
             ...signedInErrors
           }
@@ -228,7 +255,10 @@ export function dashboardGroup(): PathGroup {
           parameters: [idParam],
           requestBody: body(object('Grace period of the old key.', { grace: { type: 'integer', minimum: 0 } })),
           responses: {
-            '201': jsonResponse('The new key, and the old one with its expiry.', issued),
+            '201': jsonResponse(
+              'The new key, and the old one with its expiry.',
+              closed('The new key (shown once) and the old one.', { id: text, key: text, label: nullableText, previous: keyView })
+            ),
             ...errors({
               '400': 'Bad grace.',
               '403': 'The signing-in key is being retired after a rotation (it may verify and read, not manage keys).',
@@ -259,7 +289,7 @@ export function dashboardGroup(): PathGroup {
           responses: {
             '201': jsonResponse(
               'The new account and its first key (shown once).',
-              object('Account and key.', { account: { type: 'object' }, key: issued }, ['account', 'key'])
+              closed('Account and key.', { account: closed('The new account.', { id: text, plan: text }), key: issued })
             ),
             ...errors({
               '409': 'The email address has an account.',
@@ -273,7 +303,38 @@ export function dashboardGroup(): PathGroup {
       '/dashboard/api/admin/accounts': {
         get: op('adminListAccounts', 'All accounts with this month’s usage (admin)', {
           ...adminAuth,
-          responses: { '200': jsonResponse('Accounts.', object('Accounts page.')), ...adminErrors }
+          parameters: [
+            {
+              name: 'q',
+              in: 'query',
+              required: false,
+              description: 'Shows only accounts whose id, name, email or plan contains this text (case-insensitive).',
+              schema: { type: 'string' }
+            }
+          ],
+          responses: {
+            '200': jsonResponse(
+              'Accounts (those matching `q`, when given) with this month’s usage.',
+              closed('Accounts page.', {
+                period: text,
+                total: { ...units, description: 'Units used this month across every account, whatever `q` shows.' },
+                accounts: {
+                  type: 'array',
+                  items: closed('An account with this month’s usage.', {
+                    id: text,
+                    name: text,
+                    email: nullableText,
+                    plan: text,
+                    limit: units,
+                    used: units,
+                    createdAt: time,
+                    disabledAt: nullableTime
+                  })
+                }
+              })
+            ),
+            ...adminErrors
+          }
         }),
         post: op('adminCreateAccount', 'Create an account with its first key (admin)', {
           ...adminAuth,
@@ -281,10 +342,7 @@ export function dashboardGroup(): PathGroup {
             object('The account.', { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' } }, ['name'])
           ),
           responses: {
-            '201': jsonResponse(
-              'The account and its key (shown once).',
-              object('Account and key.', { account: { type: 'object' }, key: issued })
-            ),
+            '201': jsonResponse('The account and its key (shown once).', closed('Account and key.', { account, key: issued })),
             ...errors({ '400': 'A bad field.', '409': 'The email address has an account.' }),
             ...adminErrors
           }
@@ -294,7 +352,7 @@ export function dashboardGroup(): PathGroup {
         get: op('adminDaily', 'Units per day across accounts (admin)', {
           ...adminAuth,
           responses: {
-            '200': jsonResponse('Days.', object('Daily totals.', { today: { type: 'string' }, daily: { type: 'array' } })),
+            '200': jsonResponse('Days.', closed('Daily totals.', { today: text, daily: history.daily })),
             ...adminErrors
           }
         })
@@ -304,7 +362,7 @@ export function dashboardGroup(): PathGroup {
           ...adminAuth,
           parameters: [idParam],
           responses: {
-            '200': jsonResponse('The account.', object('Account view.')),
+            '200': jsonResponse('The account.', closed('Account view.', { account, ...history, keys })),
             ...errors({ '404': 'No such account.' }),
             ...adminErrors
           }
@@ -314,7 +372,7 @@ export function dashboardGroup(): PathGroup {
           parameters: [idParam],
           requestBody: body(object('What to change.', { plan: { type: 'string' }, disabled: { type: 'boolean' } })),
           responses: {
-            '200': jsonResponse('The account.', object('Account.')),
+            '200': jsonResponse('The account.', account),
             ...errors({ '400': 'Nothing or something impossible to change.', '404': 'No such account.' }),
             ...adminErrors
           }
@@ -324,7 +382,13 @@ export function dashboardGroup(): PathGroup {
         post: op('adminRevokeKey', 'Revoke any key (admin)', {
           ...adminAuth,
           parameters: [idParam],
-          responses: { '200': jsonResponse('The revoked key.', keyView), ...errors({ '404': 'No such key.' }), ...adminErrors }
+          responses: {
+            '200': jsonResponse('The revoked key (only its id and revocation time when its account is gone).', {
+              oneOf: [keyView, closed('A key whose account is gone.', { id: text, revokedAt: nullableTime })]
+            }),
+            ...errors({ '404': 'No such key.' }),
+            ...adminErrors
+          }
         })
       }
     }
