@@ -4,6 +4,7 @@ import { cpSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { checkedFetch } from '../fixtures/openapi-check.js'
 import { startApi } from '../fixtures/create-api.js'
 import { startDnsServer } from '../fixtures/dns-server.js'
 import { byStatus, grantedUnits, runLoad, shoot } from '../fixtures/load.js'
@@ -78,7 +79,7 @@ t.test('the shipped model file is corrupt: the server starts, names get 503 with
   const usage = await runCli(['usage', id, '--store', store, '--json'])
   t.equal(JSON.parse(usage.stdout).used, grantedUnits(shots) + 1, 'usage holds only the units of the 200s: every 503 gave its units back')
 
-  const ready = await fetch(url.replace(/\/api\/v1$/, '/readyz'))
+  const ready = await checkedFetch(url.replace(/\/api\/v1$/, '/readyz'))
   t.equal(ready.status, 503, '/readyz says not ready')
   t.match(await ready.json(), { model: false, store: true })
 })
