@@ -149,6 +149,8 @@ export function dashboardGroup(): PathGroup {
   const keys = { type: 'array', items: keyView }
   const signedInErrors = errors({ '401': 'No active key in X-API-Token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
   const adminErrors = errors({ '401': 'Not the admin token.', '429': 'Too many failed sign-ins.', '503': 'The store failed.' })
+  // A refused admin token names the scheme to use (server/dashboard-auth.ts).
+  adminErrors['401'] = { ...adminErrors['401'], headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } } }
   const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } })
   // Every dashboard API path sits behind the per-address limit; admin and sign-up paths exist only when turned on.
   const perIp = errors({ '429': 'Too many requests from this address.' })
@@ -161,7 +163,13 @@ export function dashboardGroup(): PathGroup {
   const op = (operationId: string, summary: string, extra: { responses: Record<string, unknown> } & Record<string, unknown>) => {
     const off = operationId.startsWith('admin') || operationId === 'dashboardSignup'
     const reads = extra.requestBody !== undefined ? bodyErrors : {}
-    return { operationId, tags: [tag], summary, ...extra, responses: { ...perIp, ...(off ? optional : {}), ...reads, ...extra.responses } }
+    const responses: Record<string, unknown> = { ...perIp, ...(off ? optional : {}), ...reads, ...extra.responses }
+    // Every dashboard API answer (server/dashboard-http.ts sendJson/sendDetail) forbids caching: it holds account data.
+    for (const [status, response] of Object.entries(responses)) {
+      const { headers = {}, ...rest } = response as { headers?: Record<string, unknown> }
+      responses[status] = { ...rest, headers: { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' }, ...headers } }
+    }
+    return { operationId, tags: [tag], summary, ...extra, responses }
   }
   return {
     tag: { name: tag, description: 'The usage dashboard’s API: an account view (signed in with a key) and an admin view.' },
@@ -173,6 +181,18 @@ export function dashboardGroup(): PathGroup {
         properties: { detail: { type: 'string' }, field: { type: 'string', description: 'The form field at fault (sign-up).' } }
       },
       DashboardNotFound: detailSchema('No such path.', 'Not Found')
+    },
+    headers: {
+      'Cache-Control': {
+        description: 'Dashboard answers are never stored by browsers or proxies.',
+        required: true,
+        schema: { type: 'string', const: 'no-store' }
+      },
+      'WWW-Authenticate': {
+        description: 'The scheme the admin token goes in.',
+        required: true,
+        schema: { type: 'string', const: 'Bearer' }
+      }
     },
     securitySchemes: {
       AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator’s admin token (`--admin-token-file`/`UV_ADMIN_TOKEN`).' }

@@ -15,6 +15,8 @@ export interface PathGroup {
   paths: Record<string, Record<string, unknown>>
   schemas?: Record<string, Schema>
   securitySchemes?: Record<string, unknown>
+  /** Response header components its responses refer to (`#/components/headers/<name>`). */
+  headers?: Record<string, unknown>
 }
 
 /** Options of {@link openApiDocument}. */
@@ -130,6 +132,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
     }
     Object.assign(document.components.schemas, group.schemas)
     Object.assign(document.components.securitySchemes, group.securitySchemes)
+    Object.assign(document.components.headers, group.headers)
   }
   return document
 }
