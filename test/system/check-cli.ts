@@ -364,11 +364,11 @@ t.test('a damaged resumed file is refused instead of mixing columns', async (t) 
 t.test(
   '--server resumed after a 402 at concurrency 4 charges no row twice: every 200 received is kept (double charge on resume)',
   async (t) => {
-    // Row 1 costs 3 units and its email's domain answers DNS after 600 ms; rows 2-4 cost 1 unit each and answer at once.
+    // Row 1 costs 3 units and its email's domain answers DNS after 1200 ms (the server's DNS deadline is 3000 ms); rows 2-4 cost 1 unit each and answer at once.
     // On a 5-unit plan rows 2-4 take 3 units while row 1 waits for DNS, so row 1 gets 402 with rows 2-4 charged (200).
     const slowDns = await startDnsServer({
       ...structuredClone(zone),
-      'slow-mail.com': { mx: [{ priority: 10, exchange: 'mx.slow-mail.com' }], delay: 600 }
+      'slow-mail.com': { mx: [{ priority: 10, exchange: 'mx.slow-mail.com' }], delay: 1200 }
     })
     t.teardown(() => slowDns.close())
     const store = `sqlite://${file('charge.sqlite')}`
@@ -395,6 +395,19 @@ t.test(
       stopped.stopped.reason,
       /3 rows after it in the input were answered and are kept/,
       'the summary says the answered rows are kept'
+    )
+    const kept = readFileSync(`${output}.answered`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    t.strictSame(
+      kept.map((answer) => [answer.index, answer.fields.firstname, answer.columns.uv_firstname_label]),
+      [
+        [1, 'Maria', 'LABEL_1'],
+        [2, 'Jonas', 'LABEL_1'],
+        [3, 'Priya', 'LABEL_1']
+      ],
+      'the three charged rows are kept with their results before the run exits'
     )
 
     t.equal((await runCli(['keys', 'plan', server.demoKeyId!, 'basic', '--store', store])).code, 0)
