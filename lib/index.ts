@@ -15,6 +15,10 @@ export type { VerifyManyOptions, VerifyManyItem } from './verify-many.js'
 export { createEmailVerifier } from './email/verifier.js'
 export type { EmailVerifierOptions } from './email/verifier.js'
 export { loadNameModel } from './names/verifier.js'
+// The email syntax check alone (no DNS), for forms that take an address without verifying it (the dashboard's admin view).
+export { checkEmailSyntax } from './email/syntax.js'
+// The form in which stores compare addresses (one account per mailbox), for custom stores that must pass the store contract.
+export { canonicalEmail } from './email/canonical.js'
 // Accounts, keys, plans and stores, for the CLI, the dashboard and apps that manage keys themselves.
 export { issueKey, addKey, createAccount, rotateKey, isKeyActive, generateKey, hashKey } from './quota/api-keys.js'
 export type { IssuedKey, NewAccount } from './quota/api-keys.js'

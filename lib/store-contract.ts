@@ -124,11 +124,14 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
     const disabledAt = new Date(Date.UTC(2030, 5, 1)).toISOString()
     t.same(await keys.updateAccount(a.id, { plan: 'pro', disabledAt }), { ...a, plan: 'pro', disabledAt })
     t.same(await keys.updateAccount(a.id, { disabledAt: null, name: 'Renamed' }), { ...a, plan: 'pro', name: 'Renamed' }, 'null enables')
-    t.same(await keys.updateAccount(a.id, { email: 'New@Example.org' }), { ...a, plan: 'pro', name: 'Renamed', email: 'new@example.org' })
+    t.same(await keys.updateAccount(a.id, { email: 'New@Example.org' }), { ...a, plan: 'pro', name: 'Renamed', email: 'New@Example.org' })
     t.equal(await keys.getAccountByEmail('a@example.org'), undefined, 'the old email no longer finds it')
     t.equal((await keys.getAccountByEmail('new@example.org'))?.id, a.id, 'the new one does')
     await t.rejects(keys.updateAccount(a.id, { email: 'b@example.org' }), { code: 'ERR_UV_DUPLICATE_ACCOUNT' }, 'a taken email')
     t.equal((await keys.getAccountByEmail('b@example.org'))?.id, b.id)
+    await t.rejects(keys.updateAccount(a.id, { email: '"B"@EXAMPLE.org' }), { code: 'ERR_UV_DUPLICATE_ACCOUNT' }, 'another spelling of it')
+    t.same(await keys.updateAccount(a.id, { email: 'NEW@example.org' }), { ...a, plan: 'pro', name: 'Renamed', email: 'NEW@example.org' })
+    t.equal((await keys.getAccountByEmail('new@example.org'))?.id, a.id, 'a new spelling of its own address keeps it')
     const sneaky = await keys.updateAccount(a.id, { id: 'acct_other', createdAt: 'x' } as never)
     t.equal(sneaky?.id, a.id, 'update never changes the id')
     t.equal(sneaky?.createdAt, a.createdAt, 'nor the creation time')
@@ -160,6 +163,52 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
     )
     t.equal((await keys.listAccounts()).filter((a) => a.email === 'race@example.org').length, 1, 'one account holds the address')
   })
+
+  withStores(
+    'account: spellings of one mailbox are one address (canonicalEmail), kept as typed; aliases are not folded',
+    async ({ keys }, t) => {
+      const spellings: Array<[string, string[]]> = [
+        ['"Sig.Dup"@Gmail.com', ['sig.dup@gmail.com', 'SIG.DUP@GMAIL.COM', '"sig\\.dup"@gmail.com', ' sig.dup@gmail.com ']],
+        ['sig@bücher.com', ['sig@xn--bcher-kva.com', 'sig@bu\u0308cher.com', 'sig@BÜCHER.com', 'SIG@XN--BCHER-KVA.COM']],
+        ['"a b"@example.org', ['"A B"@example.org']]
+      ]
+      for (const [typed, others] of spellings) {
+        const account = makeAccount(Date.now(), { email: typed })
+        await keys.createAccount(account)
+        t.equal((await keys.getAccount(account.id))?.email, typed, `${typed}: kept as typed`)
+        for (const other of others) {
+          t.equal((await keys.getAccountByEmail(other))?.id, account.id, `${JSON.stringify(other)} finds ${typed}`)
+          await t.rejects(
+            keys.createAccount(makeAccount(Date.now(), { email: other })),
+            { code: 'ERR_UV_DUPLICATE_ACCOUNT' },
+            `${JSON.stringify(other)} is taken`
+          )
+        }
+      }
+      // Provider aliases are other addresses to every other mail server: left alone on purpose.
+      for (const alias of ['sigdup@gmail.com', 'sig.dup+x@gmail.com', '"a  b"@example.org']) {
+        await keys.createAccount(makeAccount(Date.now(), { email: alias }))
+        t.pass(`${alias} is its own address`)
+      }
+      t.equal((await keys.listAccounts()).length, 6)
+    }
+  )
+
+  withStores(
+    'account: concurrent creates with spellings of one mailbox through one store: one wins, the others are duplicates',
+    async ({ keys }, t) => {
+      const spellings = ['race.x@bücher.com', '"race.x"@xn--bcher-kva.com', 'RACE.X@bu\u0308cher.com', '"race\\.x"@BÜCHER.com']
+      const attempts = Array.from({ length: 12 }, (_, i) => makeAccount(Date.now(), { email: spellings[i % spellings.length]! }))
+      const outcomes = await Promise.allSettled(attempts.map((account) => keys.createAccount(account)))
+      t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, 'one account created')
+      t.strictSame(
+        outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as { code?: unknown }).code),
+        Array(11).fill('ERR_UV_DUPLICATE_ACCOUNT'),
+        'every other create rejected with ERR_UV_DUPLICATE_ACCOUNT (never a store error)'
+      )
+      t.equal((await keys.listAccounts()).length, 1, 'one account holds the mailbox')
+    }
+  )
 
   withStores('key: create for an account, then get by id and by hash; list and listByAccount', async ({ keys }, t) => {
     const account = makeAccount()

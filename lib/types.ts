@@ -109,7 +109,7 @@ export interface Account {
   id: string
   /** Display name. */
   name: string
-  /** Contact address (lower-cased), unique across accounts, or `null`. */
+  /** Contact address as typed, or `null`; unique across accounts in its `canonicalEmail()` form. */
   email: string | null
   /** Plan name, a key of the `plans` option; a change applies to the next request. */
   plan: string
@@ -174,7 +174,7 @@ export interface KeyStore {
   listByAccount(accountId: string): Promise<KeyRecord[]>
   /** The account with this id, or `undefined`. */
   getAccount(id: string): Promise<Account | undefined>
-  /** The account with this email (compared lower-cased), or `undefined`. */
+  /** The account with this email (compared in `canonicalEmail()` form: any spelling of the mailbox), or `undefined`. */
   getAccountByEmail(email: string): Promise<Account | undefined>
   /** Adds an account; rejects when its id or email is taken. */
   createAccount(account: Account): Promise<void>

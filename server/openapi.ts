@@ -178,7 +178,10 @@ export function dashboardGroup(): PathGroup {
         type: 'object',
         required: ['detail'],
         additionalProperties: false,
-        properties: { detail: { type: 'string' }, field: { type: 'string', description: 'The form field at fault (sign-up).' } }
+        properties: {
+          detail: { type: 'string' },
+          field: { type: 'string', description: 'The form field at fault (sign-up; the admin create’s email).' }
+        }
       },
       DashboardNotFound: detailSchema('No such path.', 'Not Found')
     },
@@ -312,7 +315,7 @@ export function dashboardGroup(): PathGroup {
               closed('Account and key.', { account: closed('The new account.', { id: text, plan: text }), key: issued })
             ),
             ...errors({
-              '409': 'The email address has an account.',
+              '409': 'The email address (in any spelling of the same mailbox) has an account.',
               '422': 'A field was refused.',
               '429': 'Too many sign-ups.',
               '503': 'The store failed.'
@@ -363,7 +366,11 @@ export function dashboardGroup(): PathGroup {
           ),
           responses: {
             '201': jsonResponse('The account and its key (shown once).', closed('Account and key.', { account, key: issued })),
-            ...errors({ '400': 'A bad field.', '409': 'The email address has an account.' }),
+            ...errors({
+              '400': 'A bad field.',
+              '409': 'The email address (in any spelling of the same mailbox) has an account.',
+              '422': 'The email address is not valid (the syntax check sign-up applies); `field` is `email`.'
+            }),
             ...adminErrors
           }
         })

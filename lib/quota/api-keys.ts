@@ -75,7 +75,7 @@ export async function createAccount(store: KeyStore, fields: NewAccount, now: nu
     disabledAt: null
   }
   await store.createAccount(account)
-  return { ...account, email: account.email?.toLowerCase() ?? null }
+  return account
 }
 
 /** Adds a new key to an existing account and returns it once. */

@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache'
 import type { Account, AccountPatch, KeyPatch, KeyRecord, KeyStore, Logger } from '../types.js'
 import {
   byCreation,
+  canonicalEmail,
   checkAccount,
   checkRecord,
   duplicateAccountError,
@@ -38,7 +39,8 @@ const ACCOUNT = 'account:'
 const EMAIL = 'email:'
 /** Marks a namespace whose records have the account layout (written at creation, or once the upgrade from 0.1.0 ran). */
 const SCHEMA = 'meta:schema'
-const SCHEMA_VERSION = 2
+/** 2: accounts (release 0.2); 3: the email index keyed by {@link canonicalEmail} instead of the lower-cased address. */
+const SCHEMA_VERSION = 3
 
 /** The account a release 0.1.0 key becomes: same hex as the key id, so the quota stores can move usage without the key store. */
 export function legacyAccountId(keyId: string): string {
@@ -114,6 +116,7 @@ export class KeyvKeyStore implements KeyStore {
     const schema = await this.#bounded(this.#keyv.get<number>(SCHEMA))
     if (schema === SCHEMA_VERSION) return
     const upgraded = await this.#bounded(this.#upgrade(), 10)
+    await this.#bounded(this.#reindexEmails(), 10)
     await this.#mustSet(SCHEMA, SCHEMA_VERSION)
     if (upgraded > 0) await this.#onChange?.()
   }
@@ -143,6 +146,21 @@ export class KeyvKeyStore implements KeyStore {
       await this.#mustSet(HASH + record.hash, record)
     }
     return legacy.length
+  }
+
+  /**
+   * Writes `email:<canonical form>` for every account that has an address (attacker finding F4:
+   * earlier stores indexed the lower-cased address, so `"a.b"@x` or `a@bücher.de` could not find
+   * `a.b@x` or `a@xn--bcher-kva.de`). Oldest account first; an entry already there is left, so two
+   * old accounts that turn out to be one mailbox keep the older on the index (both remain). The
+   * old entries stay: a process of the previous release still finds its accounts through them.
+   */
+  async #reindexEmails(): Promise<void> {
+    for (const account of await this.#listAccounts()) {
+      if (account.email === null) continue
+      const key = EMAIL + canonicalEmail(account.email)
+      if ((await this.#keyv.get(key)) === undefined) await this.#mustSet(key, account.id)
+    }
   }
 
   async getByHash(hash: string): Promise<KeyRecord | undefined> {
@@ -232,20 +250,26 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async getAccountByEmail(email: string): Promise<Account | undefined> {
-    const id = await this.#bounded(this.#keyv.get<string>(EMAIL + String(email).toLowerCase()))
-    if (typeof id !== 'string') return undefined
-    const account = await this.getAccount(id)
-    // An index entry left behind by an email change or an interrupted create must not match.
-    return account?.email === String(email).toLowerCase() ? account : undefined
+    const canonical = canonicalEmail(email)
+    // The canonical entry; then the lower-cased one a process of the previous release may have written since the upgrade.
+    for (const key of new Set([canonical, String(email).toLowerCase()])) {
+      const id = await this.#bounded(this.#keyv.get<string>(EMAIL + key))
+      if (typeof id !== 'string') continue
+      const account = await this.getAccount(id)
+      // An index entry left behind by an email change or an interrupted create must not match.
+      if (account?.email !== null && account?.email !== undefined && canonicalEmail(account.email) === canonical) return account
+    }
+    return undefined
   }
 
   async createAccount(account: Account): Promise<void> {
     const a = checkAccount(account)
-    await this.#claimingEmail(a.email, async () => {
+    const email = a.email === null ? null : canonicalEmail(a.email)
+    await this.#claimingEmail(email, async () => {
       if (await this.#bounded(this.#keyv.has(ACCOUNT + a.id))) throw duplicateAccountError('id', a.id)
       if (a.email !== null && (await this.getAccountByEmail(a.email)) !== undefined) throw duplicateAccountError('email', a.id)
       // Email index first: a crash in between leaves an index entry that resolves to nothing.
-      if (a.email !== null) await this.#mustSet(EMAIL + a.email, a.id)
+      if (email !== null) await this.#mustSet(EMAIL + email, a.id)
       await this.#mustSet(ACCOUNT + a.id, a)
     })
     await this.#onChange?.()
@@ -277,14 +301,20 @@ export class KeyvKeyStore implements KeyStore {
     const current = await this.getAccount(id)
     if (current === undefined) return undefined
     const next = checkAccount({ ...current, ...pickAccountPatch(patch) })
-    await this.#claimingEmail(next.email !== current.email ? next.email : null, async () => {
-      if (next.email !== current.email && next.email !== null) {
-        if ((await this.getAccountByEmail(next.email)) !== undefined) throw duplicateAccountError('email', id)
-        await this.#mustSet(EMAIL + next.email, id)
+    const before = current.email === null ? null : canonicalEmail(current.email)
+    const after = next.email === null ? null : canonicalEmail(next.email)
+    await this.#claimingEmail(after !== before ? after : null, async () => {
+      if (after !== before && after !== null) {
+        if ((await this.getAccountByEmail(next.email!)) !== undefined) throw duplicateAccountError('email', id)
+        await this.#mustSet(EMAIL + after, id)
       }
       await this.#mustSet(ACCOUNT + id, next)
     })
-    if (current.email !== null && next.email !== current.email) await this.#bounded(this.#keyv.delete(EMAIL + current.email))
+    if (before !== null && after !== before) {
+      await this.#bounded(this.#keyv.delete(EMAIL + before))
+      // The lower-cased entry an earlier release wrote, if it differs.
+      if (current.email!.toLowerCase() !== before) await this.#bounded(this.#keyv.delete(EMAIL + current.email!.toLowerCase()))
+    }
     await this.#onChange?.()
     return next
   }

@@ -2,6 +2,7 @@
 import type { Account, AccountPatch, ConsumeResult, DailyUsage, KeyPatch, KeyRecord, KeyStore, MonthlyUsage, QuotaStore } from '../types.js'
 import {
   byCreation,
+  canonicalEmail,
   checkAccount,
   checkDay,
   checkExpiresAt,
@@ -81,26 +82,29 @@ export class MemoryKeyStore implements KeyStore {
   }
 
   async getAccountByEmail(email: string): Promise<Account | undefined> {
-    const id = this.#accountByEmail.get(String(email).toLowerCase())
+    const id = this.#accountByEmail.get(canonicalEmail(email))
     return id === undefined ? undefined : this.getAccount(id)
   }
 
   async createAccount(account: Account): Promise<void> {
     const a = checkAccount(account)
     if (this.#accounts.has(a.id)) throw duplicateAccountError('id', a.id)
-    if (a.email !== null && this.#accountByEmail.has(a.email)) throw duplicateAccountError('email', a.id)
+    const email = a.email === null ? null : canonicalEmail(a.email)
+    if (email !== null && this.#accountByEmail.has(email)) throw duplicateAccountError('email', a.id)
     this.#accounts.set(a.id, a)
-    if (a.email !== null) this.#accountByEmail.set(a.email, a.id)
+    if (email !== null) this.#accountByEmail.set(email, a.id)
   }
 
   async updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined> {
     const current = this.#accounts.get(id)
     if (current === undefined) return undefined
     const next = checkAccount({ ...current, ...pickAccountPatch(patch) })
-    if (next.email !== current.email) {
-      if (next.email !== null && this.#accountByEmail.has(next.email)) throw duplicateAccountError('email', id)
-      if (current.email !== null) this.#accountByEmail.delete(current.email)
-      if (next.email !== null) this.#accountByEmail.set(next.email, id)
+    const before = current.email === null ? null : canonicalEmail(current.email)
+    const after = next.email === null ? null : canonicalEmail(next.email)
+    if (after !== before) {
+      if (after !== null && this.#accountByEmail.has(after)) throw duplicateAccountError('email', id)
+      if (before !== null) this.#accountByEmail.delete(before)
+      if (after !== null) this.#accountByEmail.set(after, id)
     }
     this.#accounts.set(id, next)
     return { ...next }

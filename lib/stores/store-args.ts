@@ -1,6 +1,9 @@
 // Argument and record checks shared by every store, so all of them refuse the same bad input.
 import { UserVerificationError, OptionsTypeError, OptionsRangeError } from '../errors.js'
 import type { Account, AccountPatch, KeyPatch, KeyRecord } from '../types.js'
+import { canonicalEmail } from '../email/canonical.js'
+
+export { canonicalEmail }
 
 /** Keeps a consume/refund argument honest: a non-negative safe integer (units). */
 export function checkUnits(name: string, value: unknown): number {
@@ -66,7 +69,7 @@ export function checkRecord(record: unknown): KeyRecord {
   }
 }
 
-/** Validates an account before it is stored; the email is kept lower-cased. */
+/** Validates an account before it is stored; the email is kept as typed (stores compare it by {@link canonicalEmail}). */
 export function checkAccount(account: unknown): Account {
   const a = account as Partial<Account> | null
   const bad = (field: string, expected: string): never => {
@@ -85,7 +88,7 @@ export function checkAccount(account: unknown): Account {
   return {
     id: a.id!,
     name: a.name!,
-    email: a.email === null || a.email === undefined ? null : a.email.toLowerCase(),
+    email: a.email ?? null,
     plan: a.plan!,
     createdAt: a.createdAt!,
     disabledAt: a.disabledAt ?? null

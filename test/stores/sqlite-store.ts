@@ -180,3 +180,45 @@ t.test('group commit: consumes sent together are applied in arrival order, each 
     'rows of different keys in one batch do not affect each other'
   )
 })
+
+t.test(
+  'F4: accounts indexed by the lower-cased address (before canonical emails) still block every spelling of their mailbox',
+  async (t) => {
+    const namespace = uniqueNamespace()
+    const path = join(dir, 'canonical.sqlite')
+    // A store as the previous release left it: schema 2, accounts under `email:<lower-cased address>`.
+    await (await openStores(`sqlite://${path}`, { namespace })).close()
+    const { default: Keyv } = await import('keyv')
+    const { SqliteKeyvAdapter } = await import('../../lib/stores/sqlite-keyv-adapter.js')
+    const adapter = new SqliteKeyvAdapter({ path, table: `${namespace}_keys` })
+    const keyv = new Keyv({ store: adapter, namespace: `${namespace}-keys`, throwOnErrors: true })
+    const old = [
+      makeAccount(Date.UTC(2030, 0, 1), { email: 'sig@bücher.com' }),
+      makeAccount(Date.UTC(2030, 0, 2), { email: '"sig.dup"@gmail.com' })
+    ]
+    for (const account of old) {
+      await keyv.set(`account:${account.id}`, account)
+      await keyv.set(`email:${account.email}`, account.id)
+    }
+    await keyv.set('meta:schema', 2)
+    await adapter.disconnect()
+
+    const stores = await openStores(`sqlite://${path}`, { namespace })
+    t.teardown(() => stores.close())
+    for (const [spelling, account] of [
+      ['sig@xn--bcher-kva.com', old[0]!],
+      ['sig@bu\u0308cher.com', old[0]!],
+      ['SIG@BÜCHER.COM', old[0]!],
+      ['sig.dup@gmail.com', old[1]!],
+      ['"sig\\.dup"@gmail.com', old[1]!]
+    ] as const) {
+      t.equal((await stores.keys.getAccountByEmail(spelling))?.id, account.id, `${spelling} finds the old account`)
+      await t.rejects(
+        stores.keys.createAccount(makeAccount(Date.now(), { email: spelling })),
+        { code: 'ERR_UV_DUPLICATE_ACCOUNT' },
+        `${spelling} is taken`
+      )
+    }
+    t.equal((await stores.keys.listAccounts()).length, 2, 'no account added')
+  }
+)

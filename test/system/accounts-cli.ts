@@ -37,14 +37,15 @@ t.test('accounts create|list|plan|disable|enable and keys create --account, agai
     '--store',
     store
   ])
-  t.match(account, { id: /^acct_[0-9a-f]{12}$/, name: 'Acme Ltd', email: 'ops@acme.example', plan: 'free', disabledAt: null })
+  // The address as typed; uniqueness compares its canonical form (F4).
+  t.match(account, { id: /^acct_[0-9a-f]{12}$/, name: 'Acme Ltd', email: 'Ops@Acme.example', plan: 'free', disabledAt: null })
   const duplicate = await runCli([
     'accounts',
     'create',
     '--name',
     'Again',
     '--email',
-    'ops@acme.example',
+    '"ops"@ACME.example',
     '--plan',
     'free',
     '--store',

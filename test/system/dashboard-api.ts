@@ -79,7 +79,7 @@ t.test('admin token: bearer only, compared in constant time, 401 otherwise; neve
     body: { name: 'Zed Zebra', email: 'Zed@Example.org', plan: 'pro' }
   })
   t.equal(created.status, 201)
-  t.match(created.body, { account: { plan: 'pro', email: 'zed@example.org' }, key: { key: /^uv_/ } })
+  t.match(created.body, { account: { plan: 'pro', email: 'Zed@Example.org' }, key: { key: /^uv_/ } }, 'the address as typed')
   const again = await request(app.url, '/dashboard/api/admin/accounts', {
     method: 'POST',
     headers: admin,
@@ -287,6 +287,34 @@ t.test('F8: every dashboard body is a JSON object with members of their document
   t.equal((await raw('POST', '/dashboard/api/keys', as, JSON.stringify({ label: null }))).status, 201, 'a null label is no label')
   const bare = await fetch(`${app.url}/dashboard/api/keys`, { method: 'POST', headers: as })
   t.equal(bare.status, 201, 'no body at all is an empty object')
+})
+
+t.test('F4: one account per mailbox, whatever the spelling; the admin view checks the syntax as sign-up does', async (t) => {
+  const app = await startDashboardApp(t, { adminToken, signup: true, rateLimit: { perIp: 1000, signups: 1000 } })
+  const create = (email: string) =>
+    request(app.url, '/dashboard/api/admin/accounts', { method: 'POST', headers: admin, body: { name: 'Sig Dup', email, plan: 'free' } })
+  const signup = (email: string) => request(app.url, '/dashboard/api/signup', { method: 'POST', body: { name: 'Jane Doe', email } })
+  for (const [first, others] of [
+    ['"Sig.Dup"@Gmail.com', ['sig.dup@gmail.com', 'SIG.DUP@gmail.com', '"sig\\.dup"@gmail.com']],
+    ['sig@bücher.com', ['sig@xn--bcher-kva.com', 'sig@bu\u0308cher.com', 'sig@BÜCHER.com']]
+  ] as const) {
+    const made = await create(first)
+    t.equal(made.status, 201, first)
+    t.equal(made.body.account.email, first, 'the address is kept as typed for display')
+    for (const other of others) t.equal((await create(other)).status, 409, `${JSON.stringify(other)}: the same mailbox`)
+  }
+  t.equal((await create('sigdup@gmail.com')).status, 201, "Gmail's dots are not folded (deliberately)")
+  t.equal((await create('sig.dup+news@gmail.com')).status, 201, '+tags are not folded (deliberately)')
+  for (const bad of ['dup.user@gmail.com.', 'dup.user@gmail.com\u200b', 'dup.user\u00ad@gmail.com', 'not-an-email', 'a@b']) {
+    const refused = await create(bad)
+    t.strictSame([refused.status, refused.body], [422, { detail: 'This email address is not valid.', field: 'email' }], JSON.stringify(bad))
+  }
+  t.equal((await signup(`sig.dup@${mailDomain}`)).status, 201)
+  for (const other of [`"sig.dup"@${mailDomain}`, `"sig\\.dup"@${mailDomain}`, `SIG.DUP@${mailDomain.toUpperCase()}`]) {
+    const duplicate = await signup(other)
+    t.strictSame([duplicate.status, duplicate.body.field], [409, 'email'], `sign-up ${JSON.stringify(other)}: the same mailbox`)
+    t.equal((await create(other)).status, 409, `admin ${JSON.stringify(other)}: the same mailbox`)
+  }
 })
 
 t.test('request log: dashboard routes by shape with ids as :id, anything else (other)', async (t) => {
