@@ -92,11 +92,11 @@ async function activeKeys(origin: string, account: string): Promise<string[]> {
 }
 
 /**
- * F3: 30 key creates signed in with K while `act` (the admin revoking K, or K rotating itself
- * into grace) runs. No key created by K may be written to the audit log after the action's line,
+ * F3: 30 key creates signed in with K while `act` (the admin revoking K or disabling its
+ * account, or K rotating itself into grace) runs. No key created by K may be written to the audit log after the action's line,
  * and every key left active in the account was answered 201 and audited before it.
  */
-async function mintRace(t: Test, server: RunningServer, rounds: number, act: 'revoke' | 'rotate', ordered = true) {
+async function mintRace(t: Test, server: RunningServer, rounds: number, act: 'revoke' | 'rotate' | 'disable', ordered = true) {
   const origin = new URL(server.url).origin
   for (let n = 0; n < rounds; n++) {
     const { account, key: signing } = await newAccount(origin, `Race ${act} ${n}`)
@@ -105,11 +105,13 @@ async function mintRace(t: Test, server: RunningServer, rounds: number, act: 're
     const action =
       act === 'revoke'
         ? request(origin, 'POST', `/dashboard/api/admin/keys/${signing.id}/revoke`, admin)
-        : request(origin, 'POST', `/dashboard/api/keys/${signing.id}/rotate`, { 'x-api-token': signing.key }, { grace: 3600 })
+        : act === 'disable'
+          ? request(origin, 'PATCH', `/dashboard/api/admin/accounts/${account.id}`, admin, { disabled: true })
+          : request(origin, 'POST', `/dashboard/api/keys/${signing.id}/rotate`, { 'x-api-token': signing.key }, { grace: 3600 })
     mints.push(...Array.from({ length: 15 }, mint))
     const [done, ...answers] = await Promise.all([action, ...mints])
-    t.equal(done.status, act === 'revoke' ? 200 : 201, `round ${n}: the ${act} succeeded`)
-    const refusal = act === 'revoke' ? 401 : 403
+    t.equal(done.status, act === 'rotate' ? 201 : 200, `round ${n}: the ${act} succeeded`)
+    const refusal = act === 'rotate' ? 403 : 401
     t.ok(
       answers.every((a) => a.status === 201 || a.status === refusal),
       `round ${n}: every create answered 201 or ${refusal} (${answers.map((a) => a.status).join(' ')})`
@@ -120,7 +122,9 @@ async function mintRace(t: Test, server: RunningServer, rounds: number, act: 're
     const cut = lines.findIndex((line) =>
       act === 'revoke'
         ? line.action === 'key.revoke' && line.key === signing.id
-        : line.action === 'key.rotate' && line.previous === signing.id
+        : act === 'disable'
+          ? line.action === 'account.disable'
+          : line.action === 'key.rotate' && line.previous === signing.id
     )
     t.ok(cut >= 0, `round ${n}: the ${act} is audited`)
     const createdBefore = lines.slice(0, cut).filter((line) => line.action === 'key.create' && line.actor === signing.id)
@@ -133,8 +137,13 @@ async function mintRace(t: Test, server: RunningServer, rounds: number, act: 're
       t.ok(createdAfter.length <= 3, `round ${n}: at most three stragglers print key.create after the ${act} line (${createdAfter.length})`)
     const audited = [...createdBefore, ...createdAfter].map((line) => line.key)
     t.same(audited.sort(), [...minted].sort(), `round ${n}: exactly the answered keys are audited`)
+    if (act === 'disable') {
+      t.same(await activeKeys(origin, account.id), [], `round ${n}: a disabled account has no active key`)
+      // Enabled again, the keys of refused creates stay withdrawn: only the answered ones come back.
+      await request(origin, 'PATCH', `/dashboard/api/admin/accounts/${account.id}`, admin, { disabled: false })
+    }
     const active = await activeKeys(origin, account.id)
-    const expected = act === 'revoke' ? minted : [...minted, signing.id, done.body.id]
+    const expected = act === 'revoke' ? minted : act === 'disable' ? [...minted, signing.id] : [...minted, signing.id, done.body.id]
     t.same([...active].sort(), [...expected].sort(), `round ${n}: the only active keys are the ones answered (and audited) in time`)
   }
 }
@@ -206,6 +215,7 @@ t.test('SQLite, one process', async (t) => {
   const server = await serveDashboard(t, 'sqlite://<dir>/store.sqlite')
   await t.test('F3: mints signed in with a key the admin revokes meanwhile', (t) => mintRace(t, server, 3, 'revoke'))
   await t.test('F3: mints signed in with a key that rotates itself into grace meanwhile', (t) => mintRace(t, server, 2, 'rotate'))
+  await t.test('F3: mints signed in with a key whose account the admin disables meanwhile', (t) => mintRace(t, server, 2, 'disable'))
   await t.test('F3: rotations by a key the admin revokes meanwhile', (t) => rotateRace(t, server, 2))
   await t.test('F5: concurrent admin creates of one address', (t) => duplicateCreates(t, server))
 })
@@ -218,6 +228,7 @@ t.test('Redis', { skip: redisSkipReason() }, async (t) => {
     const server = await serveDashboard(t, redis.url)
     await t.test('F3: mints signed in with a key the admin revokes meanwhile', (t) => mintRace(t, server, 3, 'revoke'))
     await t.test('F3: mints signed in with a key that rotates itself into grace meanwhile', (t) => mintRace(t, server, 2, 'rotate'))
+    await t.test('F3: mints signed in with a key whose account the admin disables meanwhile', (t) => mintRace(t, server, 2, 'disable'))
     await t.test('F3: rotations by a key the admin revokes meanwhile', (t) => rotateRace(t, server, 2))
   })
   await t.test('serve --workers 2', async (t) => {
