@@ -97,9 +97,17 @@ export function accountRoutes(
    * the signing-in key itself (a rotation of itself), which does not count as retiring it.
    * Returns the refusal to answer (401: no longer active; 403: now being retired), or `undefined`.
    */
-  async function refusalAfterWrite(res: express.Response, open: Stores, ownGrace: string | null = null) {
+  async function refusalAfterWrite(res: express.Response, open: Stores, written: string, ownGrace: string | null = null) {
     const { key } = signedIn(res)
-    const { record, account } = await readKey(open, key.hash)
+    let read: Awaited<ReturnType<typeof readKey>>
+    try {
+      read = await readKey(open, key.hash)
+    } catch (error) {
+      // The check could not be made (503): the new key, never shown, is withdrawn rather than left active.
+      await withdraw(open, written).catch(() => {})
+      throw error
+    }
+    const { record, account } = read
     if (!isKeyActive(record, account, now())) return { status: 401, detail: 'Invalid API token' }
     if (record!.expiresAt !== null && record!.expiresAt !== ownGrace) return { status: 403, detail: retiring }
     return undefined
@@ -142,7 +150,7 @@ export function accountRoutes(
     // F8: a label that is not a string was dropped silently and the key made anyway.
     if (label !== undefined && label !== null && typeof label !== 'string') return sendDetail(res, 400, 'label must be a string')
     const issued = await bounded(addKey(open.keys, account.id, text(bodyOf(req), 'label', 60) ?? null, now()))
-    const refused = await refusalAfterWrite(res, open)
+    const refused = await refusalAfterWrite(res, open, issued.id)
     if (refused) {
       await withdraw(open, issued.id)
       return sendDetail(res, refused.status, refused.detail)
@@ -176,7 +184,7 @@ export function accountRoutes(
     const time = now()
     if (!isKeyActive(target, account, time)) return sendDetail(res, 409, 'This key is revoked or expired; create a new key instead')
     const rotated = await bounded(rotateKey(open.keys, target.id, grace * 1000, time))
-    const refused = await refusalAfterWrite(res, open, target.id === key.id ? rotated.previous.expiresAt : null)
+    const refused = await refusalAfterWrite(res, open, rotated.id, target.id === key.id ? rotated.previous.expiresAt : null)
     if (refused) {
       // The rotation does not count: the new key is withdrawn and the old one gets back the end it had.
       await withdraw(open, rotated.id)

@@ -317,6 +317,42 @@ t.test('F4: one account per mailbox, whatever the spelling; the admin view check
   }
 })
 
+t.test('F3: a key create whose re-check of the signing key fails answers 503 and leaves no new active key', async (t) => {
+  const app = await startDashboardApp(t)
+  const mine = await issueKey(app.stores.keys, 'free')
+  const keys = app.stores.keys as any
+  const create = keys.create.bind(keys)
+  let failNextRead = false
+  keys.create = async (record: unknown) => {
+    await create(record)
+    failNextRead = true
+  }
+  for (const name of ['getKeyWithAccount', 'getByHash']) {
+    if (typeof keys[name] !== 'function') continue
+    const read = keys[name].bind(keys)
+    keys[name] = async (...args: unknown[]) => {
+      if (failNextRead) {
+        failNextRead = false
+        throw new Error('store went away')
+      }
+      return read(...args)
+    }
+  }
+  const reply = await request(app.url, '/dashboard/api/keys', {
+    method: 'POST',
+    headers: { 'x-api-token': mine.key },
+    body: { label: 'x' }
+  })
+  t.equal(reply.status, 503)
+  const listed = await app.stores.keys.listByAccount(mine.account)
+  t.equal(listed.length, 2, 'the key was written')
+  t.same(
+    listed.filter((key) => key.revokedAt === null).map((key) => key.id),
+    [mine.id],
+    'and withdrawn: only the signing key is active'
+  )
+})
+
 t.test('request log: dashboard routes by shape with ids as :id, anything else (other)', async (t) => {
   t.equal(loggedPath('/dashboard/api/keys/key_0123456789ab/rotate'), '/dashboard/api/keys/:id/rotate')
   t.equal(loggedPath('/dashboard/api/admin/accounts/acct_0123456789ab'), '/dashboard/api/admin/accounts/:id')
