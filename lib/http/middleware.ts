@@ -341,13 +341,9 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     let charged: { open: Stores; charged: Charged; fields: PresentFields; period: Period; time: number } | undefined
     res.once('close', () => {
       metrics.inFlight--
-      if (!res.writableFinished) {
-        clientLeft = true
-        metrics.aborted++
-        if (charged !== undefined) giveBack(charged.open, charged.charged, charged.fields, charged.period, charged.time)
-        return
-      }
-      metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
+      if (res.writableFinished) return
+      clientLeft = true
+      if (charged !== undefined) giveBack(charged.open, charged.charged, charged.fields, charged.period, charged.time)
     })
     const checked = validateRequest(req.headers['x-api-token'] as string | undefined, req.body, req.headers['content-type'])
     if (!checked.ok) return sendIssues(res, checked.issues)
@@ -395,6 +391,36 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     })
   }
 
+  /** Counts every answer of the API (whatever answered it: 413, 405, 429 too) once it closed. */
+  function countAnswer(res: Response): void {
+    res.once('close', () => {
+      if (res.writableFinished) metrics.responses[res.statusCode] = (metrics.responses[res.statusCode] ?? 0) + 1
+      else metrics.aborted++
+    })
+  }
+
+  /**
+   * A chunked body declares no length, and body-parser reads (and discards) all of it before its
+   * 413: a client could stream gigabytes at one core's cost. Its bytes are counted as they come,
+   * and past the limit the 413 goes out at once and the connection is closed.
+   */
+  function limitUndeclaredBody(req: Request, res: Response): void {
+    let received = 0
+    const count = (chunk: Buffer): void => {
+      received += chunk.length
+      if (received <= config.bodyLimit) return
+      req.off('data', count)
+      // The rest is not read: the socket stops reading now and goes in a second. Not at once
+      // (nor with Connection: close, after which Node destroys the socket as soon as the answer
+      // is out): a reset reaching a client that is still sending can discard the answer before
+      // the client has read it.
+      req.socket.pause()
+      setTimeout(() => req.socket.destroy(), 1000).unref()
+      sendDetail(res, 413, details.tooLarge)
+    }
+    req.on('data', count)
+  }
+
   /**
    * A pipelined request queued behind answers not yet written has no socket until its turn (Node
    * assigns it when the answer before it finishes): it is worked on only then. A queued answer to
@@ -438,9 +464,13 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
       res.setHeader('Connection', 'close')
       return sendDetail(res, 413, details.tooLarge)
     }
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined && !req.complete)
+      limitUndeclaredBody(req, res)
     const verify = (error?: unknown): void => {
+      // Answered already (a chunked body past the limit): the reader's error is the aborted rest.
+      if (res.headersSent) return
       if (error !== undefined) return next(error)
-      verificationHandler(req, res).catch(next)
+      verificationHandler(req, res).catch((failure: unknown) => answerError(failure, res, next))
     }
     const hostError = hostErrors.get(req)
     if (hostError === undefined) {
@@ -471,6 +501,9 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   })
   router.use(verificationErrors)
   function verificationErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+    answerError(error, res, next)
+  }
+  function answerError(error: unknown, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(error)
     // Errors of the body reader (too large, bad encoding, corrupt compression, aborted) carry a 4xx status.
     const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown }
@@ -496,6 +529,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
   // to its handler: the router's matching and dispatch would cost as much again.
   const direct = limiters.handlers.length === 0
   application.handle = (req, res, next) => {
+    countAnswer(res)
     if (req.app === undefined || next === undefined) return handleAsApplication(req, res, next)
     if (direct && req.method === 'POST' && (req.url === '/' || req.url.startsWith('/?')))
       return verificationRoute(req, res, (error?: unknown) => verificationErrors(error, req, res, next))
@@ -505,6 +539,7 @@ export function userVerification(options?: Readonly<Partial<Options>>): UserVeri
     mountedOnApp = true
     parent.use(api.mountpath, function hostBodyErrors(error: unknown, req: Request, res: Response, next: NextFunction) {
       if (!isBodyParserError(error) || res.headersSent) return next(error)
+      countAnswer(res)
       hostErrors.set(req, error)
       router(req, res, next)
     })
