@@ -27,6 +27,8 @@ export type { Period } from './quota/plans.js'
 export { openStores, assertKeyStore, assertQuotaStore } from './stores/open-stores.js'
 // The exact key-record cache SQLite's stores use, for a custom store pair with `keysVersion`: `readKey: cachedKeyReader()`.
 export { cachedKeyReader } from './stores/key-cache.js'
+// One task at a time per name in this process (what the Keyv store orders its own writes with), for the dashboard's key changes.
+export { Serial } from './stores/serial.js'
 // Rate-limit counters that live where the API's do (Redis when the store is Redis), for the dashboard's routes.
 export { sharedCounterStore } from './http/rate-limit.js'
 // The OpenAPI 3.1 document of the API, for host apps that serve it (and path groups to extend it).

@@ -252,6 +252,61 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
     t.equal((await keys.list()).length, 1, 'update adds no record')
   })
 
+  withStores('key: updateKey merges with the record as stored: a revocation stays, the earlier end wins', async ({ keys }, t) => {
+    const account = makeAccount()
+    await keys.createAccount(account)
+    const record = makeRecord(account.id, Date.now(), { label: 'kept' })
+    await keys.create(record)
+    const end = new Date(Date.UTC(2030, 5, 1)).toISOString()
+    const later = new Date(Date.UTC(2030, 6, 1)).toISOString()
+    const earlier = new Date(Date.UTC(2030, 4, 1)).toISOString()
+    t.same(await keys.updateKey(record.id, { expiresAt: end }), { ...record, expiresAt: end }, 'an end is set')
+    t.same(await keys.updateKey(record.id, { expiresAt: later }), { ...record, expiresAt: end }, 'a later end does not move it')
+    t.same(
+      await keys.updateKey(record.id, { restoreEnd: { from: later, to: null } }),
+      { ...record, expiresAt: end },
+      'nor undoes an end it did not set'
+    )
+    t.same(await keys.updateKey(record.id, { restoreEnd: { from: end, to: null } }), record, 'its own end is undone')
+    t.same(await keys.updateKey(record.id, { expiresAt: end }), { ...record, expiresAt: end })
+    const revokedAt = new Date(Date.UTC(2030, 5, 2)).toISOString()
+    t.same(
+      await keys.updateKey(record.id, { revokedAt, expiresAt: earlier }),
+      { ...record, revokedAt, expiresAt: earlier },
+      'revoked, earlier end'
+    )
+    t.same(
+      await keys.updateKey(record.id, { revokedAt: later, restoreEnd: { from: earlier, to: null } }),
+      { ...record, revokedAt, expiresAt: null },
+      'a revocation keeps its first time; restoring an end never un-revokes'
+    )
+    t.same(await keys.getByHash(record.hash), { ...record, revokedAt, expiresAt: null }, 'visible through the hash too')
+    t.equal(await keys.updateKey(`key_${randomBytes(6).toString('hex')}`, { revokedAt }), undefined, 'unknown id')
+    t.equal((await keys.list()).length, 1, 'updateKey adds no record')
+  })
+
+  withStores('key: concurrent updateKey and update calls of one key through one store lose no revocation', async ({ keys }, t) => {
+    const account = makeAccount()
+    await keys.createAccount(account)
+    for (let round = 0; round < 5; round++) {
+      const record = makeRecord(account.id)
+      await keys.create(record)
+      const revokedAt = new Date(Date.UTC(2030, 5, 2)).toISOString()
+      const ends = Array.from({ length: 10 }, (_, i) => new Date(Date.UTC(2030, 6, 1 + i)).toISOString())
+      await Promise.all([
+        ...ends.slice(0, 5).map((expiresAt) => keys.updateKey(record.id, { expiresAt })),
+        keys.updateKey(record.id, { revokedAt }),
+        ...ends.slice(5).map((expiresAt) => keys.updateKey(record.id, { expiresAt })),
+        keys.update(record.id, { label: 'renamed' })
+      ])
+      t.same(
+        await keys.getById(record.id),
+        { ...record, label: 'renamed', revokedAt, expiresAt: ends[0] },
+        `round ${round}: revoked, with the earliest end and the new label`
+      )
+    }
+  })
+
   withStores('key: a duplicate id or hash, or a malformed record, is rejected and changes nothing', async ({ keys }, t) => {
     const account = makeAccount()
     await keys.createAccount(account)

@@ -143,6 +143,21 @@ export interface KeyRecord {
 export type KeyPatch = Partial<Pick<KeyRecord, 'label' | 'revokedAt' | 'expiresAt'>>
 
 /**
+ * What {@link KeyStore.updateKey} applies to a key as the store holds it at that moment. It only
+ * ever retires a key further: a revocation already there stays (with its time), an end already
+ * earlier stays. `restoreEnd` is the one way back: it undoes an end the caller set itself (the
+ * end goes back to `to` only while it is still `from`), so it never undoes anyone else's.
+ */
+export interface KeyChange {
+  /** Revokes the key at this time; a key already revoked keeps its own time. */
+  revokedAt?: string
+  /** The key stops working at this time, unless it already stops earlier. */
+  expiresAt?: string
+  /** Puts back the end a key had before the caller set `from`; nothing happens if the end is no longer `from`. */
+  restoreEnd?: { from: string; to: string | null }
+}
+
+/**
  * Where accounts and their API keys live. Every method is required except `init` and `close`.
  * Failures must reject: a store error must never look like "no such key".
  * `init` is awaited once before the first request (and upgrades a store written by release
@@ -168,6 +183,13 @@ export interface KeyStore {
   create(record: KeyRecord): Promise<void>
   /** Changes label, revocation and/or expiry; resolves to the updated key, `undefined` if unknown id. */
   update(id: string, patch: KeyPatch): Promise<KeyRecord | undefined>
+  /**
+   * Revokes or ends a key, merged with the record as it is at the write ({@link KeyChange}):
+   * never clears a revocation, never moves an end later (except `restoreEnd`'s own), and two
+   * calls for one key through one store instance never interleave their read and write. Resolves
+   * to the key as written, `undefined` for an unknown id. What the dashboard and `rotateKey` use.
+   */
+  updateKey(id: string, change: KeyChange): Promise<KeyRecord | undefined>
   /** All keys, oldest first. */
   list(): Promise<KeyRecord[]>
   /** The keys of one account, oldest first (`[]` for an unknown account). */

@@ -207,7 +207,7 @@ export async function keysRevoke(ctx: CommandContext, id: string | undefined): P
   const updated =
     record.revokedAt !== null
       ? record
-      : ((await ctx.stores.keys.update(record.id, { revokedAt: new Date(ctx.now()).toISOString() })) ?? record)
+      : ((await ctx.stores.keys.updateKey(record.id, { revokedAt: new Date(ctx.now()).toISOString() })) ?? record)
   return { json: { id: record.id, revokedAt: updated.revokedAt }, text: [`Revoked ${record.id}.`] }
 }
 

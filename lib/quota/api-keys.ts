@@ -133,6 +133,7 @@ export async function rotateKey(
   const ends = now + grace
   // A key already due to expire sooner keeps its earlier end.
   const expiresAt = old.expiresAt !== null && Date.parse(old.expiresAt) < ends ? old.expiresAt : new Date(ends).toISOString()
-  const previous = (await store.update(old.id, { expiresAt })) ?? { ...old, expiresAt }
+  // Merged in the store: a revocation or an earlier end written since `old` was read stays (attacker finding F1).
+  const previous = (await store.updateKey(old.id, { expiresAt })) ?? { ...old, expiresAt }
   return { ...issued, previous }
 }

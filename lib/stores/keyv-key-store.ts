@@ -2,18 +2,20 @@
 import { OptionsTypeError, StoreError } from '../errors.js'
 import type Keyv from 'keyv'
 import { LRUCache } from 'lru-cache'
-import type { Account, AccountPatch, KeyPatch, KeyRecord, KeyStore, Logger } from '../types.js'
+import type { Account, AccountPatch, KeyChange, KeyPatch, KeyRecord, KeyStore, Logger } from '../types.js'
 import {
   byCreation,
   canonicalEmail,
   checkAccount,
   checkRecord,
   duplicateAccountError,
+  mergeKeyChange,
   duplicateKeyError,
   pickAccountPatch,
   pickKeyPatch,
   unknownAccountError
 } from './store-args.js'
+import { Serial } from './serial.js'
 import { throttled } from './throttled-log.js'
 import { withTimeout } from './with-timeout.js'
 
@@ -73,8 +75,8 @@ export class KeyvKeyStore implements KeyStore {
   readonly #close: (() => Promise<void>) | undefined
   readonly #timeout: number | undefined
   readonly #onChange: (() => Promise<void>) | undefined
-  /** The last pending claim of each address being claimed (see #claimingEmail). */
-  readonly #emailClaims = new Map<string, Promise<void>>()
+  /** Orders this instance's claims of one address (`email:<address>`) and its writes of one key (`id:<id>`); see #claimingEmail. */
+  readonly #serial = new Serial()
   /** Digest → account id of keys seen; a key never changes account, so this never goes stale. */
   readonly #accountOf = new LRUCache<string, string>({ max: 10_000 })
 
@@ -217,13 +219,31 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async update(id: string, patch: KeyPatch): Promise<KeyRecord | undefined> {
-    const current = await this.getById(id)
-    if (current === undefined) return undefined
-    const next = checkRecord({ ...current, ...pickKeyPatch(patch) })
-    await this.#mustSet(HASH + current.hash, next)
+    return this.#rewrite(id, (current) => ({ ...current, ...pickKeyPatch(patch) }))
+  }
+
+  /**
+   * Re-reads the key and applies `change` to what it holds now (an existing revocation stays, the
+   * earlier end wins), one write at a time per key id through this instance: a revocation is never
+   * lost to another request's read-modify-write of the same key (attacker finding F1). Keyv has no
+   * conditional write, so another process writing the same key between this read and this write
+   * can still lose one of the two (CONTRIBUTING.md#accounts-keys-and-quota).
+   */
+  async updateKey(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
+    return this.#rewrite(id, (current) => mergeKeyChange(current, change))
+  }
+
+  async #rewrite(id: string, next: (current: KeyRecord) => KeyRecord): Promise<KeyRecord | undefined> {
+    const written = await this.#serial.run(ID + id, async () => {
+      const current = await this.getById(id)
+      if (current === undefined) return undefined
+      const record = checkRecord(next(current))
+      await this.#mustSet(HASH + current.hash, record)
+      return record
+    })
     // After the write: whoever sees the new version re-reads and finds the new record.
-    await this.#onChange?.()
-    return next
+    if (written !== undefined) await this.#onChange?.()
+    return written
   }
 
   async list(): Promise<KeyRecord[]> {
@@ -282,19 +302,7 @@ export class KeyvKeyStore implements KeyStore {
    * are not serialised by this (see CONTRIBUTING.md#accounts-and-quota).
    */
   async #claimingEmail<T>(email: string | null, claim: () => Promise<T>): Promise<T> {
-    if (email === null) return claim()
-    const before = this.#emailClaims.get(email) ?? Promise.resolve()
-    const run = before.then(claim, claim)
-    const settled = run.then(
-      () => {},
-      () => {}
-    )
-    this.#emailClaims.set(email, settled)
-    try {
-      return await run
-    } finally {
-      if (this.#emailClaims.get(email) === settled) this.#emailClaims.delete(email)
-    }
+    return email === null ? claim() : this.#serial.run(EMAIL + email, claim)
   }
 
   async updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined> {

@@ -1,5 +1,16 @@
 // In-process account, key and quota stores: for tests and `memory://`; nothing survives the process.
-import type { Account, AccountPatch, ConsumeResult, DailyUsage, KeyPatch, KeyRecord, KeyStore, MonthlyUsage, QuotaStore } from '../types.js'
+import type {
+  Account,
+  AccountPatch,
+  ConsumeResult,
+  DailyUsage,
+  KeyChange,
+  KeyPatch,
+  KeyRecord,
+  KeyStore,
+  MonthlyUsage,
+  QuotaStore
+} from '../types.js'
 import {
   byCreation,
   canonicalEmail,
@@ -10,6 +21,7 @@ import {
   checkName,
   checkRecord,
   checkUnits,
+  mergeKeyChange,
   daysBetween,
   duplicateAccountError,
   duplicateKeyError,
@@ -64,6 +76,15 @@ export class MemoryKeyStore implements KeyStore {
     const current = this.#byId.get(id)
     if (current === undefined) return undefined
     const next = checkRecord({ ...current, ...pickKeyPatch(patch) })
+    this.#byId.set(id, next)
+    return { ...next }
+  }
+
+  /** Synchronous between its read and its write, so nothing interleaves: see {@link KeyStore.updateKey}. */
+  async updateKey(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
+    const current = this.#byId.get(id)
+    if (current === undefined) return undefined
+    const next = checkRecord(mergeKeyChange(current, change))
     this.#byId.set(id, next)
     return { ...next }
   }

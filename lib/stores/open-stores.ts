@@ -271,6 +271,7 @@ const KEY_STORE_MEMBERS = [
   'getById',
   'create',
   'update',
+  'updateKey',
   'list',
   'listByAccount',
   'getAccount',

@@ -1,6 +1,6 @@
 // Argument and record checks shared by every store, so all of them refuse the same bad input.
 import { UserVerificationError, OptionsTypeError, OptionsRangeError } from '../errors.js'
-import type { Account, AccountPatch, KeyPatch, KeyRecord } from '../types.js'
+import type { Account, AccountPatch, KeyChange, KeyPatch, KeyRecord } from '../types.js'
 import { canonicalEmail } from '../email/canonical.js'
 
 export { canonicalEmail }
@@ -102,6 +102,16 @@ export function pickKeyPatch(patch: KeyPatch): KeyPatch {
   if (patch.revokedAt !== undefined) out.revokedAt = patch.revokedAt
   if (patch.expiresAt !== undefined) out.expiresAt = patch.expiresAt
   return out
+}
+
+/** `current` with `change` applied as {@link KeyChange} says: a revocation stays, the earlier end wins, `restoreEnd` only undoes its own end. */
+export function mergeKeyChange(current: KeyRecord, change: KeyChange): KeyRecord {
+  let { revokedAt, expiresAt } = current
+  if (change.restoreEnd !== undefined && expiresAt === change.restoreEnd.from) expiresAt = change.restoreEnd.to
+  if (change.revokedAt !== undefined && revokedAt === null) revokedAt = change.revokedAt
+  if (change.expiresAt !== undefined && (expiresAt === null || Date.parse(change.expiresAt) < Date.parse(expiresAt)))
+    expiresAt = change.expiresAt
+  return { ...current, revokedAt, expiresAt }
 }
 
 /** Only the fields `updateAccount` may change; anything else in the patch is ignored. */

@@ -39,7 +39,7 @@ t.test('assertKeyStore / assertQuotaStore name each missing member', async (t) =
   t.throws(() => assertKeyStore({ localKeys: false, prefix: 'x', getById() {}, create() {} }), {
     name: 'TypeError',
     message:
-      'user-verification: the key store is missing getByHash(), update(), list(), listByAccount(), getAccount(), getAccountByEmail(), createAccount(), updateAccount(), listAccounts(). Implement the KeyStore interface, or pass a store URL instead.'
+      'user-verification: the key store is missing getByHash(), update(), updateKey(), list(), listByAccount(), getAccount(), getAccountByEmail(), createAccount(), updateAccount(), listAccounts(). Implement the KeyStore interface, or pass a store URL instead.'
   })
   t.throws(() => assertQuotaStore({ consume() {} }), {
     name: 'TypeError',

@@ -208,6 +208,7 @@ t.test(
         getById: (id) => base.keys.getById(id),
         create: (record) => base.keys.create(record),
         update: (id, patch) => base.keys.update(id, patch),
+        updateKey: (id, change) => base.keys.updateKey(id, change),
         list: () => base.keys.list(),
         listByAccount: (id) => base.keys.listByAccount(id),
         getAccount: (id) => base.keys.getAccount(id),
