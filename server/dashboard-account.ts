@@ -5,6 +5,7 @@ import { readKey, requireKey, signedIn } from './dashboard-auth.js'
 import {
   bodyOf,
   bounded,
+  keyTurns,
   lastMonths,
   monthToDate,
   readJson,
@@ -65,6 +66,23 @@ export async function accountUsage(quota: QuotaStore, account: Account, plans: R
   }
 }
 
+/**
+ * Revokes key `id` in its turn ({@link keyTurns}), merged in the store: whatever ran before it
+ * for this key, the revocation stays (attacker finding F1). `before` is the key as it was just
+ * before (its `revokedAt` is `null` when this call revoked it), `updated` as written.
+ */
+export async function revokeKey(open: Stores, id: string, now: () => number) {
+  return keyTurns.run(id, async () => {
+    const before = await bounded(open.keys.getById(id))
+    const time = now()
+    const updated =
+      before === undefined || before.revokedAt !== null
+        ? before
+        : await bounded(open.keys.updateKey(id, { revokedAt: new Date(time).toISOString() }))
+    return { before, updated, time }
+  })
+}
+
 /** Longest grace period a rotation may give the old key: 30 days, in seconds. */
 export const maxGraceSeconds = 30 * 86_400
 
@@ -77,6 +95,7 @@ export function accountRoutes(
   const router = express.Router({ strict: true })
   const signIn = requireKey(middleware, now)
   const retiring = 'This key is being retired after a rotation: sign in with the new key to manage keys'
+  const inactiveTarget = 'This key is revoked or expired; create a new key instead'
 
   /**
    * Managing keys needs a key that is not being retired: a rotation's old key keeps verifying for
@@ -89,33 +108,37 @@ export function accountRoutes(
   }
 
   /**
-   * The signing-in key checked again after this request wrote a key (attacker finding F3): the
-   * sign-in check ran before the write, so a revocation (or a disabled account, or a rotation
-   * into grace) committed in between would otherwise leave a key minted by a key no longer
-   * allowed to mint. Reading after our own write holds across processes and instances: whichever
-   * revocation committed before this read is seen. `ownGrace` is the grace end this request gave
-   * the signing-in key itself (a rotation of itself), which does not count as retiring it.
-   * Returns the refusal to answer (401: no longer active; 403: now being retired), or `undefined`.
+   * The signing-in key as the store holds it now, checked before and again after this request
+   * writes a key (attacker finding F3): the sign-in check ran earlier, so a revocation (or a
+   * disabled account, or a rotation into grace) committed since would otherwise leave a key
+   * minted by a key no longer allowed to mint. In this process, {@link keyTurns} makes the check,
+   * the write and the re-check one step; the re-check after the write covers other processes and
+   * instances: whichever revocation committed before this read is seen. `ownGrace` is the grace
+   * end this request gave the signing-in key itself (a rotation of itself), which does not count
+   * as retiring it. Returns the refusal to answer (401: no longer active; 403: being retired), or
+   * `undefined`.
    */
-  async function refusalAfterWrite(res: express.Response, open: Stores, written: string, ownGrace: string | null = null) {
+  async function refusal(res: express.Response, open: Stores, ownGrace: string | null = null, undo?: () => Promise<void>) {
     const { key } = signedIn(res)
     let read: Awaited<ReturnType<typeof readKey>>
     try {
       read = await readKey(open, key.hash)
     } catch (error) {
-      // The check could not be made (503): the new key, never shown, is withdrawn rather than left active.
-      await withdraw(open, written).catch(() => {})
+      // The check could not be made (503): what this request wrote, never shown, is taken back rather than left active.
+      await undo?.().catch(() => {})
       throw error
     }
     const { record, account } = read
-    if (!isKeyActive(record, account, now())) return { status: 401, detail: 'Invalid API token' }
+    // Its own end does not count: with grace 0, a self-rotation has just expired the key itself (attacker finding F3).
+    const own = ownGrace !== null && record?.expiresAt === ownGrace
+    if (!isKeyActive(own ? { ...record!, expiresAt: null } : record, account, now())) return { status: 401, detail: 'Invalid API token' }
     if (record!.expiresAt !== null && record!.expiresAt !== ownGrace) return { status: 403, detail: retiring }
     return undefined
   }
 
   /** Revokes a key this request wrote but may not hand out. */
   async function withdraw(open: Stores, id: string): Promise<void> {
-    await bounded(open.keys.update(id, { revokedAt: new Date(now()).toISOString() }))
+    await bounded(open.keys.updateKey(id, { revokedAt: new Date(now()).toISOString() }))
   }
 
   /** The stores (already opened by the sign-in), or a 503 answered. */
@@ -149,12 +172,15 @@ export function accountRoutes(
     const label = bodyOf(req).label
     // F8: a label that is not a string was dropped silently and the key made anyway.
     if (label !== undefined && label !== null && typeof label !== 'string') return sendDetail(res, 400, 'label must be a string')
-    const issued = await bounded(addKey(open.keys, account.id, text(bodyOf(req), 'label', 60) ?? null, now()))
-    const refused = await refusalAfterWrite(res, open, issued.id)
-    if (refused) {
-      await withdraw(open, issued.id)
-      return sendDetail(res, refused.status, refused.detail)
-    }
+    const issued = await keyTurns.run(key.id, async () => {
+      const before = await refusal(res, open)
+      if (before) return before
+      const issued = await bounded(addKey(open.keys, account.id, text(bodyOf(req), 'label', 60) ?? null, now()))
+      const after = await refusal(res, open, null, () => withdraw(open, issued.id))
+      if (after) await withdraw(open, issued.id)
+      return after ?? issued
+    })
+    if ('status' in issued) return sendDetail(res, issued.status, issued.detail)
     audit({ actor: key.id, action: 'key.create', account: account.id, key: issued.id })
     sendJson(res, 201, { id: issued.id, key: issued.key, label: issued.label })
   })
@@ -181,18 +207,38 @@ export function accountRoutes(
     if (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0 || grace > maxGraceSeconds) {
       return sendDetail(res, 400, `grace must be a whole number of seconds from 0 to ${maxGraceSeconds}`)
     }
-    const time = now()
-    if (!isKeyActive(target, account, time)) return sendDetail(res, 409, 'This key is revoked or expired; create a new key instead')
-    const rotated = await bounded(rotateKey(open.keys, target.id, grace * 1000, time))
-    const refused = await refusalAfterWrite(res, open, rotated.id, target.id === key.id ? rotated.previous.expiresAt : null)
-    if (refused) {
-      // The rotation does not count: the new key is withdrawn and the old one gets back the end it had.
-      await withdraw(open, rotated.id)
+    const answer = await keyTurns.runAll([key.id, target.id], async () => {
+      const before = await refusal(res, open)
+      if (before) return before
+      // Both keys as they are now: a rotation or revocation that finished while this one waited counts.
       const current = await bounded(open.keys.getById(target.id))
-      if (current?.expiresAt === rotated.previous.expiresAt && current.expiresAt !== target.expiresAt)
-        await bounded(open.keys.update(target.id, { expiresAt: target.expiresAt }))
-      return sendDetail(res, refused.status, refused.detail)
-    }
+      const time = now()
+      if (!isKeyActive(current, account, time)) return { status: 409, detail: inactiveTarget }
+      let rotated: Awaited<ReturnType<typeof rotateKey>>
+      try {
+        rotated = await bounded(rotateKey(open.keys, target.id, grace * 1000, time))
+      } catch (error) {
+        // Another process retired the key between our read and rotateKey's: a refusal, not a 503 (attacker finding F3).
+        if ((error as { code?: unknown } | null)?.code === 'ERR_UV_KEY_INACTIVE') return { status: 409, detail: inactiveTarget }
+        throw error
+      }
+      const ours = new Date(time + grace * 1000).toISOString()
+      // The rotation does not count: the new key is withdrawn, and the old one loses the end this
+      // rotation gave it, merged in the store: a revocation or another end written meanwhile stays (F1).
+      const undo = async () => {
+        await withdraw(open, rotated.id)
+        if (current!.expiresAt !== ours)
+          await bounded(open.keys.updateKey(target.id, { restoreEnd: { from: ours, to: current!.expiresAt } }))
+      }
+      const after = await refusal(res, open, target.id === key.id ? rotated.previous.expiresAt : null, undo)
+      if (after) {
+        await undo()
+        return after
+      }
+      return { rotated, time }
+    })
+    if ('status' in answer) return sendDetail(res, answer.status, answer.detail)
+    const { rotated, time } = answer
     audit({ actor: key.id, action: 'key.rotate', account: account.id, key: rotated.id, previous: target.id })
     sendJson(res, 201, { id: rotated.id, key: rotated.key, label: rotated.label, previous: keyView(rotated.previous, account, time) })
   })
@@ -203,10 +249,8 @@ export function accountRoutes(
     if (!open) return
     const target = await ownKey(req, res, open)
     if (!target) return
-    const time = now()
-    const updated =
-      target.revokedAt === null ? await bounded(open.keys.update(target.id, { revokedAt: new Date(time).toISOString() })) : target
-    if (target.revokedAt === null) audit({ actor: key.id, action: 'key.revoke', account: account.id, key: target.id })
+    const { before, updated, time } = await revokeKey(open, target.id, now)
+    if (before?.revokedAt === null) audit({ actor: key.id, action: 'key.revoke', account: account.id, key: target.id })
     sendJson(res, 200, keyView(updated ?? target, account, time))
   })
 

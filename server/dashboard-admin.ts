@@ -9,7 +9,7 @@ import {
   type Stores,
   type UserVerificationMiddleware
 } from '../lib/index.js'
-import { accountUsage, keyView } from './dashboard-account.js'
+import { accountUsage, keyView, revokeKey } from './dashboard-account.js'
 import { requireAdmin } from './dashboard-auth.js'
 import {
   bodyOf,
@@ -160,9 +160,8 @@ export function adminRoutes(
     const key = await bounded(open.keys.getById(String(req.params.id)))
     if (key === undefined) return sendDetail(res, 404, 'Not Found')
     const account = await bounded(open.keys.getAccount(key.accountId))
-    const time = now()
-    const updated = key.revokedAt === null ? await bounded(open.keys.update(key.id, { revokedAt: new Date(time).toISOString() })) : key
-    if (key.revokedAt === null) audit({ actor: 'admin', action: 'key.revoke', account: key.accountId, key: key.id })
+    const { before, updated, time } = await revokeKey(open, key.id, now)
+    if (before?.revokedAt === null) audit({ actor: 'admin', action: 'key.revoke', account: key.accountId, key: key.id })
     sendJson(res, 200, account ? keyView(updated ?? key, account, time) : { id: key.id, revokedAt: (updated ?? key).revokedAt })
   })
 

@@ -1,6 +1,6 @@
 // What every dashboard endpoint shares: JSON answers, bounded store calls, the body reader, the audit log.
 import express, { type NextFunction, type Request, type Response } from 'express'
-import type { Stores, UserVerificationMiddleware } from '../lib/index.js'
+import { Serial, type Stores, type UserVerificationMiddleware } from '../lib/index.js'
 
 /** A store that does not answer within this time is treated as unavailable. */
 const storeTimeout = 5000
@@ -66,6 +66,15 @@ export async function storesOf(middleware: UserVerificationMiddleware): Promise<
   }
   return middleware.stores()
 }
+
+/**
+ * The dashboard's changes to one key (a create or rotation signed in with it, its rotation, its
+ * revocation) run one at a time per key id in this process, each as one step: check the key as
+ * it is now, write, check again. Concurrent rotations of one key then give one 201 and refusals
+ * (attacker findings F2, F3), and no rollback meets a revocation of this process half-way (F1).
+ * Other processes are covered by the check after the write and the store's merged `updateKey`.
+ */
+export const keyTurns = new Serial()
 
 /** Largest body a dashboard endpoint reads (413 above it). */
 export const dashboardBodyLimit = 4096

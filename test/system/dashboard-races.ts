@@ -1,4 +1,4 @@
-// Dashboard account and key actions racing each other on a real `serve` (SQLite; Redis with --workers 2): attacker findings F3 (a key being revoked keeps minting) and F5 (concurrent admin creates of one address answer 503).
+// Dashboard account and key actions racing each other on a real `serve` (SQLite; Redis with --workers 2): attacker findings F3 (a key being revoked keeps minting) and F5 (concurrent admin creates of one address answer 503); second round F1 (a revocation answered 200 lost to a rotation's rollback), F2 (concurrent grace rotations all succeed) and F3 (concurrent grace-0 rotations answer 503).
 import http from 'node:http'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -188,6 +188,85 @@ async function rotateRace(t: Test, server: RunningServer, rounds: number, ordere
   }
 }
 
+/** The stored record of key `id` (by the admin view). */
+async function keyRecord(origin: string, account: string, id: string) {
+  const view = await request(origin, 'GET', `/dashboard/api/admin/accounts/${account}`, admin)
+  return (view.body.keys as Array<{ id: string; active: boolean; revokedAt: string | null; expiresAt: string | null }>).find(
+    (k) => k.id === id
+  )
+}
+
+/**
+ * Second round F1: K rotates itself ten times at once with grace 0 while K is revoked, by itself
+ * (`self`) or by another key K2 of the account (`owner`). A revocation answered 200 stays: K's
+ * record keeps its revokedAt and K answers 401 on /api/v1 after every round. Before the fix, a
+ * refused rotation's rollback wrote back K's old record and erased the revocation.
+ */
+async function revokeDuringRotations(t: Test, server: RunningServer, rounds: number, by: 'self' | 'owner') {
+  const origin = new URL(server.url).origin
+  let revokedWith200 = 0
+  for (let n = 0; n < rounds; n++) {
+    const { account, key: k } = await newAccount(origin, `Lost revoke ${by} ${n}`)
+    let revoker = k.key
+    if (by === 'owner') {
+      const second = await request(origin, 'POST', '/dashboard/api/keys', { 'x-api-token': k.key }, { label: 'K2' })
+      if (second.status !== 201) throw new Error(`K2 not created: ${second.status}`)
+      revoker = second.body.key
+    }
+    const rotate = () => request(origin, 'POST', `/dashboard/api/keys/${k.id}/rotate`, { 'x-api-token': k.key }, { grace: 0 })
+    const jobs = Array.from({ length: 3 }, rotate)
+    jobs.push(request(origin, 'POST', `/dashboard/api/keys/${k.id}/revoke`, { 'x-api-token': revoker }))
+    jobs.push(...Array.from({ length: 7 }, rotate))
+    const answers = await Promise.all(jobs)
+    const revoked = answers.splice(3, 1)[0]!
+    // By itself, K may already be expired by a rotation (401); by K2, the revocation always goes through.
+    t.ok(by === 'self' ? [200, 401].includes(revoked.status) : revoked.status === 200, `round ${n}: the revoke answered ${revoked.status}`)
+    const statuses = answers.map((a) => a.status)
+    t.ok(
+      statuses.every((s) => s === 201 || s === 401),
+      `round ${n}: every rotation answered 201 or 401 (${statuses.join(' ')})`
+    )
+    t.ok(statuses.filter((s) => s === 201).length <= 1, `round ${n}: at most one rotation succeeded`)
+    const record = await keyRecord(origin, account.id, k.id)
+    if (revoked.status === 200) {
+      revokedWith200++
+      t.not(record?.revokedAt ?? null, null, `round ${n}: the revocation answered 200 is stored`)
+    }
+    t.equal(record?.active, false, `round ${n}: K is inactive`)
+    const api = await request(origin, 'POST', '/api/v1', { 'x-api-token': k.key }, { model: 'user_verification', firstname: 'Jane' })
+    t.equal(api.status, 401, `round ${n}: K answers 401 on /api/v1`)
+  }
+  if (by === 'owner') t.equal(revokedWith200, rounds, 'every revocation by K2 answered 200')
+}
+
+/**
+ * Second round F2 and F3: K rotates itself `count` times at once. The first rotation wins; with a
+ * grace period the others find K being retired (403), with grace 0 they find K expired (401); no
+ * 503, and the account holds exactly K and the one successor, which is the only key that works
+ * besides K in its grace period.
+ */
+async function concurrentSelfRotations(t: Test, server: RunningServer, rounds: number, count: number, grace: number) {
+  const origin = new URL(server.url).origin
+  for (let n = 0; n < rounds; n++) {
+    const { account, key: k } = await newAccount(origin, `Rotations ${grace} ${n}`)
+    const answers = await Promise.all(
+      Array.from({ length: count }, () =>
+        request(origin, 'POST', `/dashboard/api/keys/${k.id}/rotate`, { 'x-api-token': k.key }, { grace })
+      )
+    )
+    const statuses = answers.map((a) => a.status)
+    const refusal = grace > 0 ? 403 : 401
+    t.equal(statuses.filter((s) => s === 201).length, 1, `round ${n}: exactly one rotation succeeded (${statuses.join(' ')})`)
+    t.equal(statuses.filter((s) => s === refusal).length, count - 1, `round ${n}: the others answered ${refusal}`)
+    const successor = answers.find((a) => a.status === 201)?.body.id as string | undefined
+    const view = await request(origin, 'GET', `/dashboard/api/admin/accounts/${account.id}`, admin)
+    const keys = view.body.keys as Array<{ id: string; active: boolean }>
+    t.same(keys.map((key) => key.id).sort(), [k.id, successor].sort(), `round ${n}: no key records left besides K and its successor`)
+    const active = keys.filter((key) => key.active).map((key) => key.id)
+    t.same(active.sort(), (grace > 0 ? [k.id, successor] : [successor]).sort(), `round ${n}: exactly one active successor`)
+  }
+}
+
 /** F5: ten admin creates of one address at once answer one 201 and 409s, never 503. */
 async function duplicateCreates(t: Test, server: RunningServer, processes = 1) {
   const origin = new URL(server.url).origin
@@ -218,6 +297,10 @@ t.test('SQLite, one process', async (t) => {
   await t.test('F3: mints signed in with a key whose account the admin disables meanwhile', (t) => mintRace(t, server, 2, 'disable'))
   await t.test('F3: rotations by a key the admin revokes meanwhile', (t) => rotateRace(t, server, 2))
   await t.test('F5: concurrent admin creates of one address', (t) => duplicateCreates(t, server))
+  await t.test('second F1: K revokes itself while it rotates itself', (t) => revokeDuringRotations(t, server, 20, 'self'))
+  await t.test('second F1: K2 revokes K while K rotates itself', (t) => revokeDuringRotations(t, server, 20, 'owner'))
+  await t.test('second F2: 15 concurrent self-rotations with grace', (t) => concurrentSelfRotations(t, server, 3, 15, 3600))
+  await t.test('second F3: 10 concurrent self-rotations with grace 0', (t) => concurrentSelfRotations(t, server, 3, 10, 0))
 })
 
 t.test('Redis', { skip: redisSkipReason() }, async (t) => {
@@ -230,6 +313,10 @@ t.test('Redis', { skip: redisSkipReason() }, async (t) => {
     await t.test('F3: mints signed in with a key that rotates itself into grace meanwhile', (t) => mintRace(t, server, 2, 'rotate'))
     await t.test('F3: mints signed in with a key whose account the admin disables meanwhile', (t) => mintRace(t, server, 2, 'disable'))
     await t.test('F3: rotations by a key the admin revokes meanwhile', (t) => rotateRace(t, server, 2))
+    await t.test('second F1: K revokes itself while it rotates itself', (t) => revokeDuringRotations(t, server, 20, 'self'))
+    await t.test('second F1: K2 revokes K while K rotates itself', (t) => revokeDuringRotations(t, server, 20, 'owner'))
+    await t.test('second F2: 15 concurrent self-rotations with grace', (t) => concurrentSelfRotations(t, server, 3, 15, 3600))
+    await t.test('second F3: 10 concurrent self-rotations with grace 0', (t) => concurrentSelfRotations(t, server, 3, 10, 0))
   })
   await t.test('serve --workers 2', async (t) => {
     const server = await serveDashboard(t, redis.url, ['--workers', '2'])
