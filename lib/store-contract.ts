@@ -21,6 +21,11 @@ export interface ContractFlags {
    * there is nothing to upgrade (the upgrade tests are skipped).
    */
   legacy?: () => Promise<LegacyStore>
+  /**
+   * Opens two instances of the store on one backend and namespace, as two processes would (both
+   * are closed by the suite). Absent: the store lives in one process (the test is skipped).
+   */
+  twin?: () => Promise<[Stores, Stores]>
   /** Parallel consumes in the concurrency test. Defaults to 60. */
   concurrency?: number
 }
@@ -207,6 +212,33 @@ export function storeContract(t: Test, makeStores: () => Promise<Stores>, flags:
         'every other create rejected with ERR_UV_DUPLICATE_ACCOUNT (never a store error)'
       )
       t.equal((await keys.listAccounts()).length, 1, 'one account holds the mailbox')
+    }
+  )
+
+  const twin = flags.twin
+  t.test(
+    'account: concurrent creates of one mailbox through two instances of the store (two processes): one wins, the others are duplicates',
+    { skip: twin === undefined && 'this store lives in one process' },
+    async (t) => {
+      const [first, second] = await twin!()
+      t.teardown(() => Promise.all([first.close(), second.close()]))
+      for (const round of [0, 1, 2]) {
+        const spellings = [`twin${round}@example.org`, `"twin${round}"@Example.org`, `TWIN${round}@example.ORG`]
+        const attempts = Array.from({ length: 12 }, (_, i) => {
+          const account = makeAccount(Date.now(), { email: spellings[i % spellings.length]! })
+          return (i % 2 === 0 ? first : second).keys.createAccount(account)
+        })
+        const outcomes = await Promise.allSettled(attempts)
+        t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, `round ${round}: one account created`)
+        t.strictSame(
+          outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as { code?: unknown }).code),
+          Array(11).fill('ERR_UV_DUPLICATE_ACCOUNT'),
+          `round ${round}: every other create rejected with ERR_UV_DUPLICATE_ACCOUNT`
+        )
+        const holders = (await first.keys.listAccounts()).filter((a) => a.email !== null && spellings.includes(a.email))
+        t.equal(holders.length, 1, `round ${round}: one account holds the mailbox`)
+        t.equal((await second.keys.getAccountByEmail(spellings[0]!))?.id, holders[0]?.id, `round ${round}: both instances find it`)
+      }
     }
   )
 

@@ -288,11 +288,45 @@ export class KeyvKeyStore implements KeyStore {
     await this.#claimingEmail(email, async () => {
       if (await this.#bounded(this.#keyv.has(ACCOUNT + a.id))) throw duplicateAccountError('id', a.id)
       if (a.email !== null && (await this.getAccountByEmail(a.email)) !== undefined) throw duplicateAccountError('email', a.id)
-      // Email index first: a crash in between leaves an index entry that resolves to nothing.
-      if (email !== null) await this.#mustSet(EMAIL + email, a.id)
+      if (email === null) return this.#mustSet(ACCOUNT + a.id, a)
+      if (this.#setIfAbsent() === undefined) {
+        // Email index first: a crash in between leaves an index entry that resolves to nothing.
+        await this.#mustSet(EMAIL + email, a.id)
+        return this.#mustSet(ACCOUNT + a.id, a)
+      }
+      // With set-if-absent the account comes first, so whoever finds the index taken sees the
+      // holder's account (F5: two processes creating one address at once both won).
       await this.#mustSet(ACCOUNT + a.id, a)
+      try {
+        await this.#claimIndex(email, a.id)
+      } catch (error) {
+        await this.#bounded(this.#keyv.delete(ACCOUNT + a.id))
+        throw error
+      }
     })
     await this.#onChange?.()
+  }
+
+  /** The adapter's atomic set-if-absent (SQLite, PostgreSQL and Redis as opened by `openStores` have one), or `undefined`. */
+  #setIfAbsent(): ((key: string, value: unknown) => Promise<boolean>) | undefined {
+    const store = this.#keyv.store as { setIfAbsent?: (key: string, value: unknown) => Promise<boolean> }
+    return typeof store.setIfAbsent === 'function' ? store.setIfAbsent.bind(store) : undefined
+  }
+
+  /**
+   * Points `email:<email>` at `id` only if no other account holds it, atomically across processes
+   * where the adapter can set-if-absent. An entry left by an interrupted create or an address
+   * since changed (its account missing or no longer holding the address) is replaced.
+   */
+  async #claimIndex(email: string, id: string): Promise<void> {
+    const setIfAbsent = this.#setIfAbsent()
+    if (setIfAbsent !== undefined) {
+      const raw = await this.#keyv.serializeData({ value: id, expires: undefined })
+      if (await this.#bounded(setIfAbsent(this.#keyv._getKeyPrefix(EMAIL + email), raw))) return
+      const holder = await this.getAccountByEmail(email)
+      if (holder !== undefined && holder.id !== id) throw duplicateAccountError('email', id)
+    }
+    await this.#mustSet(EMAIL + email, id)
   }
 
   /**
@@ -314,7 +348,7 @@ export class KeyvKeyStore implements KeyStore {
     await this.#claimingEmail(after !== before ? after : null, async () => {
       if (after !== before && after !== null) {
         if ((await this.getAccountByEmail(next.email!)) !== undefined) throw duplicateAccountError('email', id)
-        await this.#mustSet(EMAIL + after, id)
+        await this.#claimIndex(after, id)
       }
       await this.#mustSet(ACCOUNT + id, next)
     })

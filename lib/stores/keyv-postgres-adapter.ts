@@ -23,6 +23,16 @@ export class PooledKeyvPostgres extends KeyvPostgres {
 
   override async disconnect(): Promise<void> {}
 
+  /** Writes `value` only when `key` has none; `true` when written (one INSERT … ON CONFLICT DO NOTHING, atomic across processes). */
+  async setIfAbsent(key: string, value: string): Promise<boolean> {
+    const table = `"${String(this.opts.schema ?? 'public').replace(/"/g, '""')}"."${String(this.opts.table).replace(/"/g, '""')}"`
+    const rows = await this.query(
+      `INSERT INTO ${table} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING 1 AS inserted`,
+      [key, value]
+    )
+    return rows.length > 0
+  }
+
   override async *iterator(namespace?: string): AsyncGenerator<string[], void, unknown> {
     const limit = this.opts.iterationLimit ?? 500
     const table = `"${String(this.opts.schema ?? 'public').replace(/"/g, '""')}"."${String(this.opts.table).replace(/"/g, '""')}"`

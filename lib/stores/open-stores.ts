@@ -157,6 +157,11 @@ async function openRedis(
   const sendCommand = async (args: string[]): Promise<unknown> => withTimeout(client.sendCommand(args), commandTimeout, `Redis (${where})`)
   const quota = new RedisQuotaStore({ sendCommand, prefix: namespace, logger })
   const adapter = new KeyvRedis(client as never, { namespace: `${namespace}-keys`, throwOnErrors: true, throwOnConnectError: true })
+  // Set-if-absent (one SET … NX) for the email index: two processes cannot both claim one address.
+  Object.assign(adapter, {
+    setIfAbsent: async (key: string, value: string): Promise<boolean> =>
+      (await sendCommand(['SET', adapter.createKeyPrefix(key, adapter.namespace), value, 'NX'])) === 'OK'
+  })
   const keyv = new Keyv(adapter, { namespace: `${namespace}-keys`, useKeyPrefix: false, throwOnErrors: true })
   let closed = false
   const close = async (): Promise<void> => {

@@ -21,6 +21,7 @@ interface Statements {
   db: SqliteDatabase
   get: SqliteStatement
   set: SqliteStatement
+  insert: SqliteStatement
   delete: SqliteStatement
   has: SqliteStatement
   page: SqliteStatement
@@ -66,6 +67,7 @@ export class SqliteKeyvAdapter extends EventEmitter {
         db,
         get: await db.prepare(`SELECT value FROM ${table} WHERE key = ?1`),
         set: await db.prepare(`INSERT INTO ${table} (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+        insert: await db.prepare(`INSERT INTO ${table} (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING RETURNING 1 AS inserted`),
         delete: await db.prepare(`DELETE FROM ${table} WHERE key = ?1 RETURNING 1 AS deleted`),
         has: await db.prepare(`SELECT 1 AS found FROM ${table} WHERE key = ?1`),
         page: await db.prepare(`SELECT key, value FROM ${table} WHERE substr(key, 1, length(?1)) = ?1 AND key > ?2 ORDER BY key LIMIT ?3`),
@@ -86,6 +88,12 @@ export class SqliteKeyvAdapter extends EventEmitter {
   async set(key: string, value: string): Promise<void> {
     const { set } = await this.#ready
     await set.all([key, value])
+  }
+
+  /** Writes `value` only when `key` has none; `true` when written. One statement, so it holds across connections and processes. */
+  async setIfAbsent(key: string, value: string): Promise<boolean> {
+    const { insert } = await this.#ready
+    return (await insert.all([key, value])).length > 0
   }
 
   async delete(key: string): Promise<boolean> {

@@ -37,6 +37,11 @@ t.test('PostgreSQL store contract', { skip }, async (t) => {
       cancel: true,
       keysVersion: false,
       keyWithAccount: true,
+      twin: async () => {
+        const namespace = uniqueNamespace()
+        namespaces.push(namespace)
+        return [await openStores(url!, { namespace, logger: quiet }), await openStores(url!, { namespace, logger: quiet })]
+      },
       legacy: async () => {
         const namespace = uniqueNamespace()
         namespaces.push(namespace)

@@ -18,6 +18,10 @@ storeContract(t, () => openStores(`sqlite://${file}`, { namespace: uniqueNamespa
   cancel: false,
   keysVersion: true,
   keyWithAccount: true,
+  twin: async () => {
+    const namespace = uniqueNamespace()
+    return [await openStores(`sqlite://${file}`, { namespace }), await openStores(`sqlite://${file}`, { namespace })]
+  },
   legacy: async () => legacySqlite(dir)
 })
 
