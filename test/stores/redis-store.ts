@@ -135,3 +135,41 @@ t.test(
     t.same(result, { granted: true, used: 1 }, `recovered ${Date.now() - started} ms after the restart`)
   }
 )
+
+t.test(
+  'F4: accounts indexed by the lower-cased address (before canonical emails) still block every spelling of their mailbox',
+  { skip },
+  async (t) => {
+    t.teardown(cleanup)
+    const namespace = uniqueNamespace()
+    namespaces.push(namespace)
+    await (await openStores(url!, { namespace, logger: quiet })).close()
+    // A namespace as the previous release left it: schema 2, accounts under `email:<lower-cased address>`.
+    const { default: KeyvRedis } = await import('@keyv/redis')
+    const { default: Keyv } = await import('keyv')
+    const client = createClient({ url: url! })
+    await client.connect()
+    const keyv = new Keyv(new KeyvRedis(client as never, { namespace: `${namespace}-keys` }), {
+      namespace: `${namespace}-keys`,
+      useKeyPrefix: false,
+      throwOnErrors: true
+    })
+    const old = makeAccount(Date.UTC(2030, 0, 1), { email: '"sig.dup"@bücher.com' })
+    await keyv.set(`account:${old.id}`, old)
+    await keyv.set(`email:${old.email}`, old.id)
+    await keyv.set('meta:schema', 2)
+    await client.close()
+
+    const stores = await openStores(url!, { namespace, logger: quiet })
+    t.teardown(() => stores.close())
+    for (const spelling of ['sig.dup@xn--bcher-kva.com', '"sig\\.dup"@BU\u0308CHER.com', '"sig.dup"@bücher.com']) {
+      t.equal((await stores.keys.getAccountByEmail(spelling))?.id, old.id, `${spelling} finds the old account`)
+      await t.rejects(
+        stores.keys.createAccount(makeAccount(Date.now(), { email: spelling })),
+        { code: 'ERR_UV_DUPLICATE_ACCOUNT' },
+        `${spelling} is taken`
+      )
+    }
+    t.equal((await stores.keys.listAccounts()).length, 1, 'no account added')
+  }
+)
