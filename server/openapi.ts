@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import express, { type Request, type Response } from 'express'
 import { detailSchema, jsonResponse, openApiDocument, type OpenApiDocument, type PathGroup } from '../lib/index.js'
+import { maxGraceSeconds } from './dashboard-account.js'
 
 const object = (description: string, properties: Record<string, unknown> = {}, required: string[] = []) => ({
   type: 'object',
@@ -160,10 +161,13 @@ export function dashboardGroup(): PathGroup {
     '400': 'The body is not JSON, or not a JSON object, or a member has the wrong type.',
     '413': 'The body is larger than 4 KiB.'
   })
+  // A path parameter that is not valid percent-encoding (`%E0%A4%A`) cannot be decoded: Express answers 400.
+  const badPath = errors({ '400': 'The path is not valid percent-encoding.' })
   const op = (operationId: string, summary: string, extra: { responses: Record<string, unknown> } & Record<string, unknown>) => {
     const off = operationId.startsWith('admin') || operationId === 'dashboardSignup'
     const reads = extra.requestBody !== undefined ? bodyErrors : {}
-    const responses: Record<string, unknown> = { ...perIp, ...(off ? optional : {}), ...reads, ...extra.responses }
+    const params = extra.parameters !== undefined ? badPath : {}
+    const responses: Record<string, unknown> = { ...perIp, ...(off ? optional : {}), ...params, ...reads, ...extra.responses }
     // Every dashboard API answer (server/dashboard-http.ts sendJson/sendDetail) forbids caching: it holds account data.
     for (const [status, response] of Object.entries(responses)) {
       const { headers = {}, ...rest } = response as { headers?: Record<string, unknown> }
@@ -276,7 +280,7 @@ export function dashboardGroup(): PathGroup {
         post: op('dashboardRotateKey', 'Rotate a key of the signed-in account', {
           ...keyAuth,
           parameters: [idParam],
-          requestBody: body(object('Grace period of the old key.', { grace: { type: 'integer', minimum: 0 } })),
+          requestBody: body(object('Grace period of the old key.', { grace: { type: 'integer', minimum: 0, maximum: maxGraceSeconds } })),
           responses: {
             '201': jsonResponse(
               'The new key, and the old one with its expiry.',
@@ -424,7 +428,19 @@ export function dashboardGroup(): PathGroup {
 
 /** The standalone server's document: the API at `/api/v1`, operations, and the dashboard. */
 export function serverDocument(serverUrl = '/'): OpenApiDocument {
-  return openApiDocument({ serverUrl, groups: [healthGroup(), dashboardGroup()] })
+  const document = openApiDocument({ serverUrl, groups: [healthGroup(), dashboardGroup()] })
+  // `serve` itself answers an Expect header other than 100-continue, on every path (server/serve.ts).
+  const expectationFailed = jsonResponse(
+    'An Expect header other than 100-continue.',
+    detailSchema('Expectation Failed', 'Expectation Failed')
+  )
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
+      const operation = item[method] as { responses: Record<string, unknown> } | undefined
+      if (operation !== undefined) operation.responses['417'] ??= expectationFailed
+    }
+  }
+  return document
 }
 
 /**

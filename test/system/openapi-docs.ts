@@ -1,5 +1,6 @@
 // The OpenAPI document and /docs: valid OpenAPI 3.1, served as built, drift-proof, and usable in headless Chromium.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
@@ -9,7 +10,7 @@ import { openApiDocument } from '../../lib/index.js'
 import { requestBodySchema } from '../../lib/http/request-validation.js'
 import { details } from '../../lib/errors.js'
 import { serverDocument } from '../../server/openapi.js'
-import { checkedFetch, checkResponse, checked } from '../fixtures/openapi-check.js'
+import { checkAnswer, checkedFetch, checkResponse, checked } from '../fixtures/openapi-check.js'
 import { startServe } from '../fixtures/spawn-cli.js'
 import { startDnsServer } from '../fixtures/dns-server.js'
 import { testZone } from '../fixtures/test-verifiers.js'
@@ -45,7 +46,7 @@ t.test('built from the middleware’s own schema and error strings', async (t) =
   const schemas = JSON.stringify(document.components.schemas)
   for (const detail of Object.values(details)) t.ok(schemas.includes(JSON.stringify(detail)), `"${detail}" is documented`)
   const operation = document.paths['/api/v1']?.post as { responses: Record<string, unknown>; security: unknown }
-  t.strictSame(Object.keys(operation.responses).sort(), ['200', '400', '401', '402', '413', '422', '429', '503'])
+  t.strictSame(Object.keys(operation.responses).sort(), ['200', '400', '401', '402', '413', '417', '422', '429', '503'])
   t.strictSame(operation.security, [{ ApiToken: [] }])
   t.strictSame(document.components.securitySchemes.ApiToken, {
     type: 'apiKey',
@@ -126,6 +127,65 @@ t.test('the built server serves /openapi.json and /docs from installed packages 
     t.ok((await file.arrayBuffer()).byteLength > 0)
   }
 })
+
+t.test(
+  'answers the server gives on any path are in the document: 417, 400 for a bad path, the grace bound (attack pass of 2026-11-25)',
+  async (t) => {
+    const adminToken = 'admintoken-0123456789abcdef'
+    writeFileSync(join(dir, 'admin.tok'), adminToken)
+    const server = await startServe([
+      '--store',
+      `sqlite://${join(dir, 'c.sqlite')}`,
+      '--dns-servers',
+      dns.server,
+      '--quiet',
+      '--admin-token-file',
+      join(dir, 'admin.tok')
+    ])
+    t.teardown(() => server.stop())
+    const key = server.demoKey ?? ''
+    // fetch cannot send an Expect header: node:http can.
+    const expect = await new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
+      const request = httpRequest(new URL('/api/v1', server.url), { method: 'POST', headers: { Expect: 'weird' } }, (response) => {
+        let body = ''
+        response.on('data', (chunk: Buffer) => (body += chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers as Record<string, string>, body }))
+      })
+      request.on('error', reject)
+      request.end()
+    })
+    t.equal(expect.status, 417)
+    checkAnswer({ method: 'POST', path: '/api/v1' }, expect.status, expect.headers, expect.body)
+    const badAdmin = await checkedFetch(new URL('/dashboard/api/admin/accounts/%E0%A4%A', server.url), {
+      headers: { authorization: `Bearer ${adminToken}` }
+    })
+    t.equal(badAdmin.status, 400, 'an undecodable path parameter: 400, as documented')
+    const badKey = await checkedFetch(new URL('/dashboard/api/keys/%E0%A4%A/revoke', server.url), {
+      method: 'POST',
+      headers: { 'x-api-token': key }
+    })
+    t.equal(badKey.status, 400)
+    const keys = (await (
+      await checkedFetch(new URL('/dashboard/api/account', server.url), { headers: { 'x-api-token': key } })
+    ).json()) as {
+      keys: Array<{ id: string }>
+    }
+    const tooLong = await checkedFetch(new URL(`/dashboard/api/keys/${keys.keys[0]?.id}/rotate`, server.url), {
+      method: 'POST',
+      headers: { 'x-api-token': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ grace: 2_592_001 })
+    })
+    t.equal(tooLong.status, 400, 'a grace past 30 days is refused')
+    const rotate = serverDocument().paths['/dashboard/api/keys/{id}/rotate']?.post as {
+      requestBody: { content: { 'application/json': { schema: { properties: { grace: { maximum?: number } } } } } }
+    }
+    t.equal(
+      rotate.requestBody.content['application/json'].schema.properties.grace.maximum,
+      2_592_000,
+      'and the document says where it ends'
+    )
+  }
+)
 
 t.test('in headless Chromium, offline: paste a key, try the endpoint, get a 200', { skip: skipBrowser }, async (t) => {
   const server = await startServe(['--store', `sqlite://${join(dir, 'b.sqlite')}`, '--dns-servers', dns.server, '--quiet'])
