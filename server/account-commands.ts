@@ -2,6 +2,7 @@
 import ms from 'ms'
 import {
   addKey,
+  checkEmailSyntax,
   createAccount,
   issueKey,
   isKeyActive,
@@ -76,8 +77,11 @@ function table(rows: string[][]): string[] {
 export async function accountsCreate(ctx: CommandContext, o: { name?: string; email?: string; plan?: string }): Promise<CommandOutput> {
   const plan = planName(ctx, o.plan)
   if (o.name === undefined || o.name.trim() === '') throw new CommandError('--name is required')
+  const email = o.email?.trim() || null
+  // The syntax check the admin view and sign-up apply: a loose address would be a second account for one mailbox.
+  if (email !== null && checkEmailSyntax(email) !== 'Pass') throw new CommandError('--email is not a valid email address')
   try {
-    const account = await createAccount(ctx.stores.keys, { name: o.name.trim(), email: o.email?.trim() || null, plan }, ctx.now())
+    const account = await createAccount(ctx.stores.keys, { name: o.name.trim(), email, plan }, ctx.now())
     return {
       json: account,
       text: [`Created account ${account.id} on the ${plan} plan.`, `Add a key: user-verification keys create --account ${account.id}`]

@@ -54,6 +54,13 @@ t.test('accounts create|list|plan|disable|enable and keys create --account, agai
   t.equal(duplicate.code, 1)
   t.match(duplicate.stderr, /already exists/)
   t.notMatch(duplicate.stderr, /ops@acme/, 'the email is not echoed')
+  // The admin view's syntax check applies here too: a trailing dot or a zero-width space is another mailbox's spelling.
+  for (const email of ['ops@acme.example.', 'o\u200bps@acme.example']) {
+    const loose = await runCli(['accounts', 'create', '--name', 'Loose', '--email', email, '--plan', 'free', '--store', store])
+    t.equal(loose.code, 1, `refused: ${JSON.stringify(email)}`)
+    t.match(loose.stderr, /--email is not a valid email address/)
+    t.notMatch(loose.stderr, /acme/, 'the email is not echoed')
+  }
 
   const prod = await json(['keys', 'create', '--account', account.id, '--label', 'prod', '--store', store])
   const staging = await json(['keys', 'create', '--account', account.id, '--label', 'staging', '--store', store])
